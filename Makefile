@@ -1,0 +1,44 @@
+# lakerep — the two commands a new user needs (see README.md):
+#   make demo   installs everything, generates a workload and runs the pipeline on embedded Spark
+#   make test   installs everything and runs every test and linter
+# plus `make bench SIZE=...` for figures.
+
+SHELL := /bin/bash
+PYTHON ?= python3.11
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+export LAKEREP_HOME ?= $(CURDIR)/.lakerep
+export DBT_PROFILES_DIR := $(CURDIR)/profiles
+export PYTHONUNBUFFERED := 1
+
+SIZE ?= 100000
+SEED ?= 42
+RECORDS ?= 20000
+
+.PHONY: install demo test lint bench clean
+
+install: $(STAMP)
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+demo: install
+	$(BIN)/lakerep demo --records $(RECORDS) --seed $(SEED)
+
+lint: install
+	$(BIN)/ruff check lakerep tests
+	$(BIN)/ruff format --check lakerep tests
+	$(BIN)/sqlfluff lint models macros data-tests
+
+test: install lint
+	$(BIN)/pytest -q
+
+bench: install
+	$(BIN)/lakerep bench --records $(SIZE) --seed $(SEED)
+
+clean:
+	rm -rf .lakerep target logs

@@ -1,0 +1,100 @@
+"""The `lakerep` command line: thin orchestration around dbt (decisions live in SQL)."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from lakerep import dbt
+from lakerep.lake import reset_lake
+from lakerep.pipeline import LandingNotEmpty, land_workload, run_cycle
+
+# Exit codes (README): dbt's own (0 ok, 1 model or test errors, 2 crash) plus user errors.
+EXIT_USER_ERROR = 3
+
+
+def _echo(message: str) -> None:
+    click.echo(f"lakerep: {message}")
+
+
+@click.group()
+def main() -> None:
+    """Log-based change-data-capture replication on Spark and Delta Lake, driven by dbt."""
+
+
+@main.command()
+@click.option("--records", type=click.IntRange(min=1), default=20_000, show_default=True)
+@click.option("--seed", type=int, default=42, show_default=True, help="Same seed, same workload.")
+@click.option("--batch-records", type=click.IntRange(min=1), default=5_000, show_default=True)
+@click.option("--landing-order", type=click.Choice(["log", "commit"]), default="log", show_default=True)
+@click.option("--fresh", is_flag=True, help="Drop every lakerep schema first.")
+def generate(records: int, seed: int, batch_records: int, landing_order: str, fresh: bool) -> None:
+    """Generate a deterministic workload and land it in lakerep_raw.source_log."""
+    with _user_errors():
+        if fresh:
+            reset_lake()
+        landed = land_workload(
+            records=records, seed=seed, batch_records=batch_records, landing_order=landing_order
+        )
+        _echo(f"landed {landed.records:,} log records in {landed.batches} batches (seed {seed})")
+
+
+@main.command()
+def run() -> None:
+    """Run one pipeline cycle (dbt build) and print what it read."""
+    with _user_errors():
+        cycle = run_cycle()
+        _echo(cycle.summary.line())
+
+
+@main.command()
+@click.option("--records", type=click.IntRange(min=1), default=20_000, show_default=True)
+@click.option("--seed", type=int, default=42, show_default=True)
+@click.option("--batch-records", type=click.IntRange(min=1), default=5_000, show_default=True)
+def demo(records: int, seed: int, batch_records: int) -> None:
+    """Start a fresh lake, land a generated workload, run the pipeline, print the summary."""
+    with _user_errors():
+        reset_lake()
+        landed = land_workload(records=records, seed=seed, batch_records=batch_records, progress=_echo)
+        cycle = run_cycle()
+        _echo(cycle.summary.line())
+        _echo(
+            f"oracle: {len(landed.workload.oracle.commit_positions()):,} committed UOWs, "
+            f"{len(landed.workload.oracle.open_uows()):,} still open at the end of the log"
+        )
+
+
+@main.command()
+@click.option("--records", type=click.IntRange(min=1), default=100_000, show_default=True)
+@click.option("--seed", type=int, default=42, show_default=True)
+@click.option("--batch-records", type=click.IntRange(min=1), default=100_000, show_default=True)
+def bench(records: int, seed: int, batch_records: int) -> None:
+    """Measure: generate, land and build a workload of the given size; print figures."""
+    from lakerep.bench import run_bench
+
+    with _user_errors():
+        for line in run_bench(records=records, seed=seed, batch_records=batch_records):
+            click.echo(line)
+
+
+class _user_errors:
+    """Errors a user can cause end the command with one line and a documented exit code."""
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind, error, _traceback) -> bool:
+        if error is None:
+            return False
+        if isinstance(error, dbt.DbtFailed):
+            click.echo(f"lakerep: {error}", err=True)
+            sys.exit(error.exit_code)
+        if isinstance(error, LandingNotEmpty):
+            click.echo(f"lakerep: {error}", err=True)
+            sys.exit(EXIT_USER_ERROR)
+        return False
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,82 @@
+"""What the commands do, apart from parsing options: land a workload, run a cycle."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from lakerep import dbt, landing
+from lakerep.lake import lake_session
+from lakerep.summary import RunSummary, highest_summarized_batch, summarize
+from lakerep.workload.generator import Workload, WorkloadConfig
+
+
+class LandingNotEmpty(RuntimeError):
+    """Generating into a lake that already holds a log would collide with its positions."""
+
+
+@dataclass(frozen=True)
+class LandedWorkload:
+    workload: Workload
+    batches: int
+    records: int
+    generate_seconds: float
+    land_seconds: float
+
+
+def land_workload(
+    *,
+    records: int,
+    seed: int,
+    batch_records: int,
+    landing_order: str = "log",
+    progress: Callable[[str], None] = lambda _: None,
+) -> LandedWorkload:
+    """Generate `records` log records from `seed` and land them batch by batch in an empty lake."""
+    spark = lake_session()
+    already = spark.sql(f"select count(*) from {landing.SOURCE_LOG_TABLE}").collect()[0][0]
+    if already:
+        raise LandingNotEmpty(
+            f"{landing.SOURCE_LOG_TABLE} already holds {already:,} records; "
+            "a generated workload starts a new source log: pass --fresh to start over"
+        )
+    workload = Workload(seed=seed, config=WorkloadConfig(landing_order=landing_order))
+    generate_seconds = land_seconds = 0.0
+    landed = batches = 0
+    remaining = records
+    while remaining > 0:
+        size = min(batch_records, remaining)
+        started = time.perf_counter()
+        batch = workload.next_batch(size)
+        generated = time.perf_counter()
+        _, count = landing.land_log_records(spark, batch.records)
+        land_seconds += time.perf_counter() - generated
+        generate_seconds += generated - started
+        landed += count
+        batches += 1
+        remaining -= size
+        progress(f"landed batch {batches}: {count:,} records")
+    return LandedWorkload(workload, batches, landed, generate_seconds, land_seconds)
+
+
+@dataclass(frozen=True)
+class CycleResult:
+    summary: RunSummary
+    seconds: float
+    model_seconds: dict[str, float]
+
+
+def run_cycle(*, quiet: bool = False) -> CycleResult:
+    """One pipeline cycle: `dbt build` of the whole project, then the summary of what it read."""
+    spark = lake_session()
+    before = highest_summarized_batch(spark)
+    started = time.perf_counter()
+    outcome = dbt.invoke(["build"], quiet=quiet)
+    seconds = time.perf_counter() - started
+    model_seconds = {
+        result.node.name: result.execution_time
+        for result in outcome.result.results
+        if result.node.resource_type == "model"
+    }
+    return CycleResult(summarize(spark, before), seconds, model_seconds)

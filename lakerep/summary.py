@@ -1,0 +1,76 @@
+"""The run summary: what the landing batches processed by a run held, and what became of them."""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from lakerep import PROJECT_DIR
+
+
+def relation_name(model: str) -> str:
+    """The warehouse name dbt gives a model of this project (from dbt's last parse)."""
+    target = Path(os.environ.get("DBT_TARGET_PATH") or PROJECT_DIR / "target")
+    manifest = target if target.is_absolute() else PROJECT_DIR / target
+    nodes = json.loads((manifest / "manifest.json").read_text(encoding="utf-8"))["nodes"]
+    return nodes[f"model.lakerep.{model}"]["relation_name"]
+
+
+@dataclass
+class RunSummary:
+    batches: list[int] = field(default_factory=list)
+    records_landed: int = 0
+    records_valid: int = 0
+    records_quarantined: int = 0
+    row_changes: int = 0
+    row_changes_unregistered: int = 0
+    uows_committed: int = 0
+    uows_rolled_back: int = 0
+    quarantined_by_reason: dict[str, int] = field(default_factory=dict)
+
+    def line(self) -> str:
+        if not self.batches:
+            return "no new landing batches"
+        reasons = ", ".join(
+            f"{reason} {count:,}" for reason, count in sorted(self.quarantined_by_reason.items())
+        )
+        span = f"{self.batches[0]}" if len(self.batches) == 1 else f"{self.batches[0]}-{self.batches[-1]}"
+        return (
+            f"landing batches {span}: {self.records_landed:,} records read, "
+            f"{self.records_valid:,} valid, {self.records_quarantined:,} quarantined"
+            + (f" ({reasons})" if reasons else "")
+            + f"; {self.uows_committed:,} UOWs committed, {self.uows_rolled_back:,} rolled back; "
+            f"{self.row_changes:,} row changes, {self.row_changes_unregistered:,} of unregistered tables"
+        )
+
+
+def highest_summarized_batch(spark) -> int:
+    table = relation_name("landing_batch_summary")
+    if not spark.catalog.tableExists(table):
+        return 0
+    return spark.sql(f"select coalesce(max(landing_batch), 0) from {table}").collect()[0][0]
+
+
+def summarize(spark, after_batch: int) -> RunSummary:
+    """Totals over the landing batches above `after_batch` (those the last run processed)."""
+    table = relation_name("landing_batch_summary")
+    summary = RunSummary()
+    for row in spark.sql(
+        f"select * from {table} where landing_batch > {int(after_batch)} order by landing_batch"
+    ).collect():
+        summary.batches.append(row["landing_batch"])
+        for name in (
+            "records_landed",
+            "records_valid",
+            "records_quarantined",
+            "row_changes",
+            "row_changes_unregistered",
+            "uows_committed",
+            "uows_rolled_back",
+        ):
+            setattr(summary, name, getattr(summary, name) + row[name])
+        for reason, count in (row["quarantined_by_reason"] or {}).items():
+            summary.quarantined_by_reason[reason] = summary.quarantined_by_reason.get(reason, 0) + count
+    return summary

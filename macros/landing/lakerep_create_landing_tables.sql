@@ -1,0 +1,41 @@
+{#-
+    Creates the landing schema and its tables when they do not exist yet, so that the source
+    log contract (SPEC §2.1) is written down once, here, and a first `dbt build` works on an
+    empty lake. Loaders append with INSERT INTO and take the columns from these tables.
+-#}
+{% macro lakerep_create_landing_tables() %}
+    {% if execute %}
+        {% set source_log = source('lakerep_raw', 'source_log') %}
+        {% set source_snapshot = source('lakerep_raw', 'source_snapshot') %}
+        {% do run_query('create schema if not exists ' ~ source_log.schema) %}
+        {% call statement('create_source_log') %}
+            create table if not exists {{ source_log }} (
+                log_position string,
+                uow_id string,
+                record_type string,
+                source_owner string,
+                source_table string,
+                log_timestamp string,
+                auth_id string,
+                auth_token string,
+                before_image string,
+                after_image string,
+                landing_batch bigint not null,
+                landed_at timestamp not null
+            ) using delta
+        {% endcall %}
+        {% call statement('create_source_snapshot') %}
+            create table if not exists {{ source_snapshot }} (
+                snapshot_id string not null,
+                source_owner string not null,
+                source_table string not null,
+                unload_start_position string not null,
+                unload_end_position string not null,
+                row_image string not null,
+                landing_batch bigint not null,
+                landed_at timestamp not null
+            ) using delta
+        {% endcall %}
+    {% endif %}
+    {{ return('') }}
+{% endmacro %}

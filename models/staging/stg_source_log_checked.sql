@@ -1,0 +1,128 @@
+{{
+    config(
+        materialized='incremental',
+        incremental_strategy='append',
+        on_schema_change='fail',
+    )
+}}
+
+{#-
+    Every landed log record, verbatim, with the verdict of validation: quarantine_reason is
+    null for a valid record. New records are found by landing batch, never by log position
+    (landing order is not log order). One append per run keeps the valid records
+    (stg_source_log) and the quarantined ones (source_log_quarantine) consistent.
+-#}
+
+with
+
+landed as (
+    select * from {{ source('lakerep_raw', 'source_log') }}
+    where {{ lakerep_new_landing_batches() }}
+),
+
+already_valid as (
+    {% if is_incremental() %}
+        select
+            {{ lakerep_normalize_position('log_position') }} as normalized_position,
+            uow_id,
+            record_type
+        from {{ this }}
+        where quarantine_reason is null
+    {% else %}
+        select
+            cast(null as string) as normalized_position,
+            cast(null as string) as uow_id,
+            cast(null as string) as record_type
+        where false
+    {% endif %}
+),
+
+record_checked as (
+    select
+        *,
+        {{ lakerep_normalize_position('log_position') }} as normalized_position,
+        {{ lakerep_record_quarantine_reason() }} as record_reason
+    from landed
+),
+
+positions_taken as (
+    select distinct normalized_position from already_valid
+),
+
+position_checked as (
+    select
+        record_checked.*,
+        case
+            when record_checked.record_reason is not null then null
+            when positions_taken.normalized_position is not null then 'duplicate_log_position'
+            when row_number() over (
+                partition by record_checked.normalized_position, record_checked.record_reason is null
+                order by
+                    record_checked.landed_at, record_checked.uow_id, record_checked.record_type,
+                    record_checked.before_image, record_checked.after_image
+            ) > 1 then 'duplicate_log_position'
+        end as position_reason
+    from record_checked
+    left join positions_taken
+        on record_checked.normalized_position = positions_taken.normalized_position
+),
+
+uows_with_changes as (
+    select uow_id from already_valid
+    where record_type in ('I', 'U', 'D')
+    union
+    select uow_id from position_checked
+    where record_reason is null and position_reason is null and record_type in ('I', 'U', 'D')
+),
+
+uows_already_ended as (
+    select distinct uow_id from already_valid
+    where record_type in ('C', 'R')
+),
+
+uow_end_checked as (
+    select
+        position_checked.*,
+        case
+            when
+                position_checked.record_reason is not null
+                or position_checked.position_reason is not null
+                or position_checked.record_type not in ('C', 'R')
+                then null
+            when uows_with_changes.uow_id is null then 'commit_for_unknown_uow'
+            when uows_already_ended.uow_id is not null then 'uow_already_ended'
+            when row_number() over (
+                partition by
+                    position_checked.uow_id,
+                    position_checked.record_reason is null
+                    and position_checked.position_reason is null
+                    and position_checked.record_type in ('C', 'R')
+                order by position_checked.normalized_position
+            ) > 1 then 'uow_already_ended'
+        end as uow_end_reason
+    from position_checked
+    left join uows_with_changes on position_checked.uow_id = uows_with_changes.uow_id
+    left join uows_already_ended on position_checked.uow_id = uows_already_ended.uow_id
+),
+
+verdicts as (
+    select
+        log_position,
+        uow_id,
+        record_type,
+        source_owner,
+        source_table,
+        log_timestamp,
+        auth_id,
+        auth_token,
+        before_image,
+        after_image,
+        landing_batch,
+        landed_at,
+        coalesce(record_reason, position_reason, uow_end_reason) as quarantine_reason,
+        record_type in ('I', 'U', 'D')
+        and {{ lakerep_is_registered('source_owner', 'source_table') }} as is_registered_table
+    from uow_end_checked
+)
+
+select * from verdicts

@@ -1,0 +1,37 @@
+"""Test-session set-up: one embedded lake (SparkSession, metastore, warehouse) for all Spark tests.
+
+The lake lives in a temporary folder, so tests never touch the project's own .lakerep/, and
+dbt's target/ and logs/ go there too. The SparkSession starts once, on the first test that asks
+for it, and is shared: the embedded Derby metastore admits one process at a time.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+
+@pytest.fixture(scope="session")
+def lake_home(tmp_path_factory: pytest.TempPathFactory):
+    home = tmp_path_factory.mktemp("lake")
+    os.environ["LAKEREP_HOME"] = str(home)
+    os.environ["DBT_TARGET_PATH"] = str(home / "target")
+    os.environ["DBT_LOG_PATH"] = str(home / "logs")
+    return home
+
+
+@pytest.fixture(scope="session")
+def spark(lake_home):
+    from lakerep.lake import lake_session
+
+    return lake_session()
+
+
+@pytest.fixture
+def fresh_lake(spark):
+    """An empty lake: every lakerep schema dropped, empty landing tables."""
+    from lakerep.lake import reset_lake
+
+    reset_lake()
+    return spark
