@@ -327,42 +327,46 @@ class Workload:
     ) -> None:
         """One log record; several row changes (a multi-row insert) are numbered in the low digit."""
         base = self._next_position
-        self._next_position += POSITION_STEP
+        self._next_position = base + POSITION_STEP
         _, timestamp = self._tick()
-        key_of = table.factory.key_of
+        key_of, encode, live = table.factory.key_of, table.codec.encode, table.live
         registration = table.registration
+        uow_id = transaction.uow_id
+        landing = self._landing if self._landing_in_log_order else transaction.held_records
         for offset, (before, after) in enumerate(rows):
-            position = format_position(base + offset)
-            old_key = key_of(before) if before is not None else None
-            new_key = key_of(after) if after is not None else None
-            if new_key is not None and new_key != old_key and new_key in table.live:
-                raise RuntimeError(f"{table.name}: generated a duplicate key {new_key}")
-            for key in (old_key, new_key):
-                if key is not None:
-                    self._lock(transaction, table, key)
-            before_image = table.images[old_key] if old_key is not None else None
-            after_image = table.codec.encode(after) if after is not None else None
+            # Positions are formatted inline: this loop runs for every row change of the log.
+            position = f"{base + offset:020X}"
+            old_key = new_key = before_image = after_image = None
+            if before is not None:
+                old_key = key_of(before)
+                self._lock(transaction, table, old_key)
+                before_image = table.images[old_key]
+            if after is not None:
+                new_key = key_of(after)
+                if new_key != old_key and new_key in live:
+                    raise RuntimeError(f"{table.name}: generated a duplicate key {new_key}")
+                if new_key != old_key:
+                    self._lock(transaction, table, new_key)
+                after_image = encode(after)
             self._apply_live(table, before, after, after_image)
             if old_key is not None and new_key is None:
                 transaction.deleted.append((table, old_key))
             transaction.changes.append((table, operation, before, after, before_image))
-            self.oracle.change(transaction.uow_id, table.name, position, operation, before, after)
-            record: LogRecord = {
-                "log_position": position,
-                "uow_id": transaction.uow_id,
-                "record_type": operation,
-                "source_owner": registration.source_owner,
-                "source_table": registration.source_table,
-                "log_timestamp": timestamp,
-                "auth_id": transaction.auth_id,
-                "auth_token": transaction.auth_token,
-                "before_image": before_image,
-                "after_image": after_image,
-            }
-            if self._landing_in_log_order:
-                self._landing.append(record)
-            else:
-                transaction.held_records.append(record)
+            self.oracle.change(uow_id, table.name, position, operation, before, after)
+            landing.append(
+                {
+                    "log_position": position,
+                    "uow_id": uow_id,
+                    "record_type": operation,
+                    "source_owner": registration.source_owner,
+                    "source_table": registration.source_table,
+                    "log_timestamp": timestamp,
+                    "auth_id": transaction.auth_id,
+                    "auth_token": transaction.auth_token,
+                    "before_image": before_image,
+                    "after_image": after_image,
+                }
+            )
         self._last_position = base + len(rows) - 1
         transaction.operations_done += 1
 
