@@ -39,6 +39,13 @@ class Change(NamedTuple):
     registration: Registration
     key_indexes: tuple[int, ...]
 
+    def __repr__(self) -> str:
+        # The registration would drown the change in a failing test's output.
+        return (
+            f"Change({self.table} {self.operation} key={self.key} log={self.log_position} "
+            f"uow={self.uow_id} commit={self.commit_position})"
+        )
+
     @property
     def key(self) -> Key:
         """Key of the row as it is after the change (as it was, for a delete)."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from datetime import date, datetime, timedelta
-from decimal import Decimal
+from decimal import Context, Decimal
 from operator import itemgetter
 
 from lakerep.registrations import Registration
@@ -60,6 +60,8 @@ PLAIN_STRINGS: tuple[str, ...] = (
     "please call first",
     "gift wrap",
 )
+# Spark decimals reach 38 digits; the default context (28 digits) would round them.
+_EXACT = Context(prec=80)
 AWKWARD_STRING_RATE = 0.12
 EXTREME_RATE = 0.02
 # Awkward tails for a few string keys, so key joins and key order meet quotes and non-ASCII too.
@@ -110,7 +112,7 @@ def value_generator(sql_type: SqlType, rng: random.Random) -> Callable[[], Value
                 unscaled = below(rng, 10 ** (1 + below(rng, precision)))
                 if unscaled and rng.random() < 0.1:
                     unscaled = -unscaled
-            return Decimal(unscaled).scaleb(-scale)
+            return Decimal(unscaled).scaleb(-scale, _EXACT)
 
         return draw_decimal
     if sql_type.kind == "string":
@@ -215,7 +217,7 @@ class RowFactory:
                 text += self._rng.choice(AWKWARD_KEY_SUFFIXES)
             return text
         if sql_type.kind == "decimal":
-            return Decimal(number).scaleb(-sql_type.scale) if sql_type.scale else Decimal(number)
+            return Decimal(number).scaleb(-sql_type.scale, _EXACT)
         if sql_type.kind == "date":
             return date(2000, 1, 1) + timedelta(days=number)
         return datetime(2000, 1, 1) + timedelta(seconds=number)

@@ -27,6 +27,11 @@ class Snapshot:
     read_positions: list[str] = field(default_factory=list)
     registration: Registration | None = field(default=None, repr=False, compare=False)
 
+    @property
+    def snapshot_id(self) -> str:
+        """Names one unload: OWNER.TABLE:start:end."""
+        return f"{self.table}:{self.unload_start_position}:{self.unload_end_position}"
+
     def to_landing_rows(self) -> list[dict[str, str]]:
         if self.registration is None:
             raise ValueError(f"snapshot of {self.table} has no registration to encode its rows with")
@@ -34,6 +39,7 @@ class Snapshot:
         names = self.registration.column_names
         return [
             {
+                "snapshot_id": self.snapshot_id,
                 "source_owner": self.registration.source_owner,
                 "source_table": self.registration.source_table,
                 "unload_start_position": self.unload_start_position,

@@ -2,17 +2,23 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
 import re
+import subprocess
+import sys
 from collections import Counter
 from datetime import date, datetime
 from decimal import Decimal
 from itertools import pairwise
 
-from workload_support import BATCH_RECORDS, BATCHES, Images, Run, generate, table_of, uows
+import pytest
+from workload_support import BATCH_RECORDS, BATCHES, Images, Run, feature_counts, generate, table_of, uows
 
+from lakerep import PROJECT_DIR
 from lakerep.registrations import Registration
-from lakerep.workload import RECORD_FIELDS, UNREGISTERED_TABLE
+from lakerep.workload import RECORD_FIELDS, UNREGISTERED_TABLE, Workload
 from lakerep.workload.values import parse_type
 
 HEX20 = re.compile(r"[0-9A-F]{20}")
@@ -258,3 +264,36 @@ def test_the_unregistered_table_is_in_the_log_but_not_in_the_oracle(log_run: Run
     committed = [r for r in audit if found[r["uow_id"]].end and found[r["uow_id"]].end["record_type"] == "C"]
     assert oracle.unregistered_change_count == len(committed)
     assert oracle.unregistered_changes_written == len(audit)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3, 42, 4711])
+def test_every_seed_has_every_feature_within_5000_records(
+    seed: int, registrations: dict[str, Registration]
+) -> None:
+    counts = feature_counts(generate("log", seed=seed).records, registrations)
+    assert counts["non_key_columns_never_null"] == 0
+    for feature in ("key_update", "reinsert", "multi_insert", "rollback", "unregistered", "awkward_string"):
+        assert counts[feature] >= 3, (feature, counts)
+
+
+def test_the_log_does_not_depend_on_hash_randomisation() -> None:
+    script = (
+        "import hashlib, json\n"
+        "from lakerep.workload import Workload\n"
+        "w = Workload(42)\n"
+        "print(hashlib.sha256(json.dumps(w.next_batch(3000).records).encode()).hexdigest())\n"
+    )
+    digests = {
+        subprocess.run(
+            [sys.executable, "-c", script],
+            env={**os.environ, "PYTHONHASHSEED": hash_seed},
+            cwd=PROJECT_DIR,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        for hash_seed in ("1", "2")
+    }
+    workload = Workload(42)
+    here = hashlib.sha256(json.dumps(workload.next_batch(3000).records).encode()).hexdigest()
+    assert digests == {here + "\n"}

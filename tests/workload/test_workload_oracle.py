@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from workload_support import Images, Run, table_of, uows
 
-from lakerep.registrations import Registration
-from lakerep.workload import OracleError, Workload, WorkloadConfig, replay_landing_records
+from lakerep.registrations import Column, Registration
+from lakerep.workload import OracleError, RowCodec, Workload, WorkloadConfig, replay_landing_records
 from lakerep.workload.oracle import replay_changes
 from lakerep.workload.values import format_timestamp
 
@@ -182,3 +182,44 @@ def test_the_oracle_refuses_changes_that_break_the_rules(log_run: Run) -> None:
     delete = insert._replace(operation="D", before_values=insert.after_values, after_values=None)
     with pytest.raises(OracleError, match="before image"):
         replay_changes({}, [delete])
+
+
+def test_any_declared_types_and_composite_keys_work() -> None:
+    wide = Registration(
+        source_owner="TEST",
+        source_table="WIDE",
+        columns=(
+            Column("region", "string"),
+            Column("day", "date"),
+            Column("seq", "smallint"),
+            Column("huge", "decimal(38,10)"),
+            Column("whole", "decimal(5,0)"),
+            Column("tiny", "tinyint"),
+            Column("big", "bigint"),
+            Column("at", "timestamp"),
+        ),
+        key_columns=("region", "day", "seq"),
+        before_image_prefix=None,
+        key_updates_as_delete_insert=False,
+        ccd_condensed=True,
+        ccd_complete=False,
+        disable_refresh=False,
+    )
+    registrations = {wide.qualified_name: wide}
+    workload = Workload(13, registrations=registrations, config=WorkloadConfig(landing_order="commit"))
+    records = [record for _ in range(4) for record in workload.next_batch(500).records]
+    records += workload.close_open_transactions().records
+    state = workload.oracle.state_at("TEST.WIDE")
+    assert len(state) > 50
+    assert (
+        replay_landing_records(records, registrations)["TEST.WIDE"]
+        == state
+        == workload.committed_rows("TEST.WIDE")
+    )
+    huge = [row["huge"] for row in state.values() if row["huge"] is not None]
+    assert any(len(value.as_tuple().digits) > 28 for value in huge)
+    commits = workload.oracle.commit_positions()
+    snapshot = workload.snapshot("TEST.WIDE", commits[20], commits[60])
+    assert [
+        RowCodec(wide.columns).decode(row["row_image"]) for row in snapshot.to_landing_rows()
+    ] == snapshot.rows

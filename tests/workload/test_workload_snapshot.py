@@ -71,6 +71,7 @@ def test_landing_rows_carry_the_window_and_the_encoded_row(
     codec = RowCodec(registrations["SALES.ORDER_LINES"].columns)
     for landed, row in zip(landing, snapshot.rows, strict=True):
         assert set(landed) == {
+            "snapshot_id",
             "source_owner",
             "source_table",
             "unload_start_position",
@@ -78,6 +79,7 @@ def test_landing_rows_carry_the_window_and_the_encoded_row(
             "row_image",
         }
         assert (landed["source_owner"], landed["source_table"]) == ("SALES", "ORDER_LINES")
+        assert landed["snapshot_id"] == f"SALES.ORDER_LINES:{commits[10]}:{commits[400]}"
         assert (landed["unload_start_position"], landed["unload_end_position"]) == (commits[10], commits[400])
         assert codec.decode(landed["row_image"]) == row
         assert list(json.loads(landed["row_image"])) == list(codec.names)

@@ -92,3 +92,47 @@ class Images:
             if row is not None and self.key(record, row) not in keys:
                 keys.append(self.key(record, row))
         return keys
+
+
+def feature_counts(records: list[LogRecord], registrations: dict[str, Registration]) -> dict[str, int]:
+    """How often each feature the generator promises shows in the landed records."""
+    images = Images(registrations)
+    found = uows(records)
+    counts = dict.fromkeys(
+        ("key_update", "reinsert", "multi_insert", "rollback", "commit", "unregistered", "awkward_string"), 0
+    )
+    nulls: set[tuple[str, str]] = set()
+    gone: dict[tuple, str] = {}
+    bases: dict[str, int] = {}
+    for record in sorted(records, key=lambda record: record["log_position"]):
+        kind = record["record_type"]
+        if kind in ("C", "R"):
+            counts["commit" if kind == "C" else "rollback"] += 1
+            continue
+        table = table_of(record)
+        if table not in registrations:
+            counts["unregistered"] += 1
+            continue
+        base = record["log_position"][:19]
+        bases[base] = bases.get(base, 0) + 1
+        before, after = images.before(record), images.after(record)
+        if before is not None and (after is None or images.key(record, before) != images.key(record, after)):
+            gone[(table, images.key(record, before))] = record["uow_id"]
+            counts["key_update"] += after is not None
+        if after is not None:
+            counts["reinsert"] += gone.pop((table, images.key(record, after)), None) is not None
+            for column, value in after.items():
+                if value is None:
+                    nulls.add((table, column))
+                elif isinstance(value, str) and any(mark in value for mark in ("'", '"', "\\", "ë", "東")):
+                    counts["awkward_string"] += 1
+    counts["multi_insert"] = sum(1 for rows in bases.values() if rows > 1)
+    nullable = {
+        (name, column.name)
+        for name, registration in registrations.items()
+        for column in registration.columns
+        if column.name not in registration.key_columns
+    }
+    counts["non_key_columns_never_null"] = len(nullable - nulls)
+    counts["open_at_end"] = sum(1 for uow in found.values() if uow.end is None)
+    return counts
