@@ -32,7 +32,7 @@ demo: install
 lint: install
 	$(BIN)/ruff check lakerep tests
 	$(BIN)/ruff format --check lakerep tests
-	$(BIN)/sqlfluff lint models macros data-tests
+	$(BIN)/sqlfluff lint models data-tests
 
 test: install lint
 	$(BIN)/pytest -q

@@ -66,6 +66,20 @@ def demo(records: int, seed: int, batch_records: int) -> None:
 
 
 @main.command()
+@click.option("--check", is_flag=True, help="Only report files that differ from the declaration.")
+def scaffold(check: bool) -> None:
+    """Write the per-table CD/CCD stubs and contracts from the registration declaration."""
+    from lakerep.scaffold import scaffold as write_scaffold
+
+    differing = write_scaffold(check=check)
+    for path in differing:
+        _echo(f"{'out of date' if check else 'wrote'}: {path}")
+    if check and differing:
+        click.echo("lakerep: run `lakerep scaffold` to regenerate them", err=True)
+        sys.exit(EXIT_USER_ERROR)
+
+
+@main.command()
 @click.option("--records", type=click.IntRange(min=1), default=100_000, show_default=True)
 @click.option("--seed", type=int, default=42, show_default=True)
 @click.option("--batch-records", type=click.IntRange(min=1), default=100_000, show_default=True)

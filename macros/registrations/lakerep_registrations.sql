@@ -1,24 +1,12 @@
 {#-
-    The registered source tables, read from the one declaration
-    (models/staging/_registrations__sources.yml) through dbt's graph.
-    Returns a list of the `meta.lakerep` dicts, each with a `columns` list added
-    ({name, data_type}), in declaration order. Empty at parse time.
+    The registered source tables: a list of dicts with source_owner, source_table, key_columns,
+    columns ({name, data_type}), before_image_prefix, key_updates_as_delete_insert,
+    ccd_condensed, ccd_complete, disable_refresh. The declaration is
+    models/staging/_registrations__sources.yml; `lakerep scaffold` turns it into
+    lakerep_registration_declarations() (macros/generated/), which is available at parse time.
 -#}
 {% macro lakerep_registrations() %}
-    {% set registrations = [] %}
-    {% if execute %}
-        {% for node in graph.sources.values() | sort(attribute='unique_id') %}
-            {% set registration = (node.config.meta or {}).get('lakerep') or (node.meta or {}).get('lakerep') %}
-            {% if registration %}
-                {% set columns = [] %}
-                {% for column in node.columns.values() %}
-                    {% do columns.append({'name': column.name, 'data_type': column.data_type}) %}
-                {% endfor %}
-                {% do registrations.append(dict(registration, columns=columns)) %}
-            {% endif %}
-        {% endfor %}
-    {% endif %}
-    {{ return(registrations) }}
+    {{ return(lakerep_registration_declarations()) }}
 {% endmacro %}
 
 

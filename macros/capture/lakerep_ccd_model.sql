@@ -1,0 +1,71 @@
+{#-
+    Body of the internal consistent change data (CCD) model of one registered table (SPEC §3):
+    the table's committed changes in commit order. Condensed (registered ccd_condensed): one row
+    per key, its latest change (a delete stays as a 'D' row); merged on the key, and a change
+    replaces the stored one only if it is later, so re-reading a window changes nothing.
+    Non-condensed: every change, merged on (INTENTSEQ, OPERATION). The stub sets unique_key.
+    Arguments: source_owner, source_table — the registered table.
+-#}
+{% macro lakerep_ccd_model(source_owner, source_table) %}
+{{ config(
+    materialized='incremental',
+    incremental_strategy='merge',
+    on_schema_change='fail',
+) }}
+{%- set registration = lakerep_registration(source_owner, source_table) -%}
+{%- set window = lakerep_capture_window() -%}
+{%- set cd_relation = ref(lakerep_cd_model_name(source_owner, source_table)) -%}
+{%- set keys = registration.key_columns -%}
+
+with
+
+committed_changes as (
+    {{ lakerep_committed_changes(cd_relation, registration, window) }}
+),
+
+{% if registration.ccd_condensed %}
+ranked as (
+    select
+        *,
+        row_number() over (
+            partition by {% for key in keys %}`{{ key }}`{{ ', ' if not loop.last }}{% endfor %}
+            order by IBMSNAP_COMMITSEQ desc, IBMSNAP_INTENTSEQ desc, IBMSNAP_OPERATION desc
+        ) as change_rank
+    from committed_changes
+),
+
+latest as (
+    select
+        IBMSNAP_COMMITSEQ,
+        IBMSNAP_INTENTSEQ,
+        IBMSNAP_OPERATION,
+        IBMSNAP_LOGMARKER,
+        {%- for column in registration.columns %}
+            `{{ column.name }}`{{ ',' if not loop.last }}
+        {%- endfor %}
+    from ranked
+    where change_rank = 1
+),
+
+ccd_rows as (
+    select latest.* from latest
+    {% if is_incremental() %}
+        left join {{ this }} as stored
+            on {% for key in keys %}latest.`{{ key }}` <=> stored.`{{ key }}`{{ ' and ' if not loop.last }}{% endfor %}
+        where
+            stored.IBMSNAP_COMMITSEQ is null
+            or latest.IBMSNAP_COMMITSEQ > stored.IBMSNAP_COMMITSEQ
+            or (
+                latest.IBMSNAP_COMMITSEQ = stored.IBMSNAP_COMMITSEQ
+                and latest.IBMSNAP_INTENTSEQ > stored.IBMSNAP_INTENTSEQ
+            )
+    {% endif %}
+)
+{% else %}
+ccd_rows as (
+    select * from committed_changes
+)
+{% endif %}
+
+select * from ccd_rows
+{% endmacro %}

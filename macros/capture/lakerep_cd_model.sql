@@ -1,0 +1,128 @@
+{#-
+    Body of the change data (CD) model of one registered table (SPEC §3): one row per captured
+    row change in the capture window, of committed and still-open UOWs alike.
+    User columns hold the row after the change (for a delete, the deleted row); before-image
+    columns (registered prefix + name) hold the row before it. A key-changing update of a table
+    registered with key_updates_as_delete_insert becomes a delete of the old key and an insert
+    of the new one, both at the update's log position. Merged on (INTENTSEQ, OPERATION), so
+    re-reading a window adds nothing twice.
+    Arguments: source_owner, source_table — the registered table.
+-#}
+{% macro lakerep_cd_model(source_owner, source_table) %}
+{{ config(
+    materialized='incremental',
+    incremental_strategy='merge',
+    unique_key=['IBMSNAP_INTENTSEQ', 'IBMSNAP_OPERATION'],
+    on_schema_change='fail',
+) }}
+{%- set registration = lakerep_registration(source_owner, source_table) -%}
+{%- set window = lakerep_capture_window() -%}
+{%- set split_key_updates = 'true' if registration.key_updates_as_delete_insert else 'false' -%}
+
+with
+
+log_records as (
+    select * from {{ ref('stg_source_log') }}
+    where
+        {{ lakerep_in_capture_window(window) }}
+        and source_owner = '{{ source_owner }}'
+        and source_table = '{{ source_table }}'
+),
+
+images as (
+    select
+        uow_id,
+        log_position,
+        record_type,
+        landing_batch,
+        {{ lakerep_parse_image('before_image', registration) }} as before_row,
+        {{ lakerep_parse_image('after_image', registration) }} as after_row
+    from log_records
+),
+
+classified as (
+    select
+        *,
+        record_type = 'U'
+        and {{ split_key_updates }}
+        and not ({{ lakerep_same_key('before_row', 'after_row', registration) }}) as is_split_key_update
+    from images
+),
+
+row_changes as (
+    select
+        uow_id,
+        log_position,
+        'D' as operation,
+        before_row as user_row,
+        before_row as prior_row,
+        landing_batch
+    from classified
+    where record_type = 'D' or is_split_key_update
+    union all
+    select
+        uow_id,
+        log_position,
+        'I' as operation,
+        after_row as user_row,
+        null as prior_row,
+        landing_batch
+    from classified
+    where record_type = 'I' or is_split_key_update
+    union all
+    select
+        uow_id,
+        log_position,
+        'U' as operation,
+        after_row as user_row,
+        before_row as prior_row,
+        landing_batch
+    from classified
+    where record_type = 'U' and not is_split_key_update
+),
+
+cd_rows as (
+    select
+        uow_id as IBMSNAP_UOWID,
+        log_position as IBMSNAP_INTENTSEQ,
+        operation as IBMSNAP_OPERATION,
+        {%- for column in registration.columns %}
+        {{ lakerep_typed_field('user_row', column) }} as `{{ column.name }}`,
+        {%- endfor %}
+        {%- if registration.before_image_prefix is not none %}
+        {%- for column in registration.columns %}
+        {{ lakerep_typed_field('prior_row', column) }} as `{{ registration.before_image_prefix ~ column.name }}`,
+        {%- endfor %}
+        {%- endif %}
+        landing_batch
+    from row_changes
+)
+
+select * from cd_rows
+{% endmacro %}
+
+
+{#- A row image (JSON text) parsed into a struct of the registered columns, all as text. -#}
+{% macro lakerep_parse_image(image_column, registration) -%}
+    {%- set fields = [] -%}
+    {%- for column in registration.columns -%}
+        {%- do fields.append('`' ~ column.name ~ '` string') -%}
+    {%- endfor -%}
+    from_json({{ image_column }}, '{{ fields | join(", ") }}')
+{%- endmacro %}
+
+
+{#- One field of a parsed row image, cast to its registered type. -#}
+{% macro lakerep_typed_field(row, column) -%}
+    cast({{ row }}.`{{ column.name }}` as {{ column.data_type }})
+{%- endmacro %}
+
+
+{#- SQL predicate: two parsed row images have the same key. -#}
+{% macro lakerep_same_key(left_row, right_row, registration) -%}
+    {%- set comparisons = [] -%}
+    {%- for key in registration.key_columns -%}
+        {%- do comparisons.append(left_row ~ '.`' ~ key ~ '` <=> ' ~ right_row ~ '.`' ~ key ~ '`') -%}
+    {%- endfor -%}
+    {{ comparisons | join(' and ') if comparisons else 'true' }}
+{%- endmacro %}

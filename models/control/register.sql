@@ -1,0 +1,169 @@
+{{
+    config(
+        materialized='incremental',
+        incremental_strategy='insert_overwrite',
+        on_schema_change='fail',
+    )
+}}
+
+{#-
+    The register table (IBMSNAP_REGISTER): one row per registered table, plus the global record
+    (GLOBAL_RECORD = 'Y') that carries Capture's synchpoint. Rewritten every cycle from the
+    previous rows and the changes committed in the capture window: CD_NEW_SYNCHPOINT is the
+    commit position of the latest committed change in the CD table, CD_OLD_SYNCHPOINT the
+    oldest (pruning moves it up), SYNCHPOINT/SYNCHTIME the last commit Capture has read.
+-#}
+
+{%- set window = lakerep_capture_window() %}
+{%- set registered_models = lakerep_registered_models() %}
+
+with
+
+commits_read as (
+    select
+        max(log_position) as synchpoint,
+        max_by(log_timestamp, log_position) as synchtime
+    from {{ ref('stg_source_log') }}
+    where
+        record_type = 'C'
+        and {{ lakerep_in_capture_window(window) }}
+),
+
+previous as (
+    {% if is_incremental() %}
+        select * from {{ this }}
+    {% else %}
+        select
+            cast(null as string) as SOURCE_OWNER,
+            cast(null as string) as SOURCE_TABLE,
+            cast(null as string) as GLOBAL_RECORD,
+            cast(null as string) as CD_OLD_SYNCHPOINT,
+            cast(null as string) as CD_NEW_SYNCHPOINT,
+            cast(null as string) as SYNCHPOINT,
+            cast(null as timestamp) as SYNCHTIME
+        where false
+    {% endif %}
+),
+
+capture_synchpoint as (
+    select
+        -- greatest() skips nulls: the first cycle has no previous synchpoint, an empty window none.
+        greatest(commits_read.synchpoint, previous_global.SYNCHPOINT) as synchpoint,
+        case
+            when previous_global.SYNCHPOINT is null or commits_read.synchpoint > previous_global.SYNCHPOINT
+                then commits_read.synchtime
+            else previous_global.SYNCHTIME
+        end as synchtime
+    from commits_read
+    left join previous as previous_global on previous_global.GLOBAL_RECORD = 'Y'
+),
+
+committed_in_window as (
+    {% for entry in registered_models %}
+        {%- set registration = lakerep_registration(entry.source_owner, entry.source_table) %}
+        select
+            '{{ entry.source_owner }}' as source_owner,
+            '{{ entry.source_table }}' as source_table,
+            min(IBMSNAP_COMMITSEQ) as oldest_commitseq,
+            max(IBMSNAP_COMMITSEQ) as newest_commitseq
+        from ({{ lakerep_committed_changes(entry.cd, registration, window) }}) as committed_changes
+        {{ 'union all' if not loop.last }}
+    {% endfor %}
+),
+
+registrations as (
+    {% for entry in registered_models %}
+        {%- set registration = lakerep_registration(entry.source_owner, entry.source_table) %}
+        select
+            '{{ registration.source_owner }}' as source_owner,
+            '{{ registration.source_table }}' as source_table,
+            '{{ entry.cd.schema }}' as cd_owner,
+            '{{ entry.cd.identifier }}' as cd_table,
+            '{{ entry.ccd.schema }}' as ccd_owner,
+            '{{ entry.ccd.identifier }}' as ccd_table,
+            {{ 1 if registration.disable_refresh else 0 }} as disable_refresh,
+            '{{ "Y" if registration.ccd_condensed else "N" }}' as ccd_condensed,
+            '{{ "Y" if registration.ccd_complete else "N" }}' as ccd_complete,
+            {{ lakerep_string_literal(registration.before_image_prefix) }} as before_img_prefix,
+            '{{ "Y" if registration.key_updates_as_delete_insert else "N" }}' as partition_keys_chg
+        {{ 'union all' if not loop.last }}
+    {% endfor %}
+),
+
+source_rows as (
+    select
+        registrations.source_owner as SOURCE_OWNER,
+        registrations.source_table as SOURCE_TABLE,
+        cast(0 as smallint) as SOURCE_VIEW_QUAL,
+        'N' as GLOBAL_RECORD,
+        cast(1 as smallint) as SOURCE_STRUCTURE,
+        'Y' as SOURCE_CONDENSED,
+        'Y' as SOURCE_COMPLETE,
+        registrations.cd_owner as CD_OWNER,
+        registrations.cd_table as CD_TABLE,
+        registrations.cd_owner as PHYS_CHANGE_OWNER,
+        registrations.cd_table as PHYS_CHANGE_TABLE,
+        coalesce(previous.CD_OLD_SYNCHPOINT, committed_in_window.oldest_commitseq) as CD_OLD_SYNCHPOINT,
+        greatest(previous.CD_NEW_SYNCHPOINT, committed_in_window.newest_commitseq) as CD_NEW_SYNCHPOINT,
+        cast(registrations.disable_refresh as smallint) as DISABLE_REFRESH,
+        registrations.ccd_owner as CCD_OWNER,
+        registrations.ccd_table as CCD_TABLE,
+        capture_synchpoint.synchpoint as SYNCHPOINT,
+        capture_synchpoint.synchtime as SYNCHTIME,
+        registrations.ccd_condensed as CCD_CONDENSED,
+        registrations.ccd_complete as CCD_COMPLETE,
+        '0201' as ARCH_LEVEL,
+        'registered in models/staging/_registrations__sources.yml' as DESCRIPTION,
+        registrations.before_img_prefix as BEFORE_IMG_PREFIX,
+        '0' as CONFLICT_LEVEL,
+        registrations.partition_keys_chg as PARTITION_KEYS_CHG
+    from registrations
+    cross join capture_synchpoint
+    left join committed_in_window
+        on
+            registrations.source_owner = committed_in_window.source_owner
+            and registrations.source_table = committed_in_window.source_table
+    left join previous
+        on
+            registrations.source_owner = previous.SOURCE_OWNER
+            and registrations.source_table = previous.SOURCE_TABLE
+            and previous.GLOBAL_RECORD = 'N'
+),
+
+global_record as (
+    select
+        'ASN' as SOURCE_OWNER,
+        'IBMSNAP_GLOBAL' as SOURCE_TABLE,
+        cast(0 as smallint) as SOURCE_VIEW_QUAL,
+        'Y' as GLOBAL_RECORD,
+        cast(0 as smallint) as SOURCE_STRUCTURE,
+        'N' as SOURCE_CONDENSED,
+        'N' as SOURCE_COMPLETE,
+        cast(null as string) as CD_OWNER,
+        cast(null as string) as CD_TABLE,
+        cast(null as string) as PHYS_CHANGE_OWNER,
+        cast(null as string) as PHYS_CHANGE_TABLE,
+        cast(null as string) as CD_OLD_SYNCHPOINT,
+        cast(null as string) as CD_NEW_SYNCHPOINT,
+        cast(0 as smallint) as DISABLE_REFRESH,
+        cast(null as string) as CCD_OWNER,
+        cast(null as string) as CCD_TABLE,
+        synchpoint as SYNCHPOINT,
+        synchtime as SYNCHTIME,
+        cast(null as string) as CCD_CONDENSED,
+        cast(null as string) as CCD_COMPLETE,
+        '0201' as ARCH_LEVEL,
+        'global record: the last commit Capture has read' as DESCRIPTION,
+        cast(null as string) as BEFORE_IMG_PREFIX,
+        '0' as CONFLICT_LEVEL,
+        cast(null as string) as PARTITION_KEYS_CHG
+    from capture_synchpoint
+),
+
+register_rows as (
+    select * from source_rows
+    union all
+    select * from global_record
+)
+
+select * from register_rows

@@ -1,0 +1,113 @@
+{{
+    config(
+        materialized='incremental',
+        incremental_strategy='insert_overwrite',
+        on_schema_change='fail',
+    )
+}}
+
+{#-
+    The warm-start table (IBMSNAP_WARM_START): Capture's resynchronisation point at the end of
+    the cycle. One row per UOW that changed a registered table and is still open (in flight),
+    SEQ = its first change; with none open, one row with no UOW whose SEQ is the highest
+    position read. The lowest SEQ is where reading restarts. Rewritten whole every cycle.
+-#}
+
+{%- set window = lakerep_capture_window() %}
+
+with
+
+log_records as (
+    select * from {{ ref('stg_source_log') }}
+    where {{ lakerep_in_capture_window(window) }}
+),
+
+previously_open as (
+    {% if is_incremental() %}
+        select
+            UOWID as uow_id,
+            SEQ as seq,
+            AUTHTKN as auth_token,
+            AUTHID as auth_id,
+            UOWTIME as uow_time
+        from {{ this }}
+        where UOWID is not null
+    {% else %}
+        select
+            cast(null as string) as uow_id,
+            cast(null as string) as seq,
+            cast(null as string) as auth_token,
+            cast(null as string) as auth_id,
+            cast(null as timestamp) as uow_time
+        where false
+    {% endif %}
+),
+
+newly_changed as (
+    select
+        uow_id,
+        min(log_position) as seq,
+        min_by(auth_token, log_position) as auth_token,
+        min_by(auth_id, log_position) as auth_id,
+        min(log_timestamp) as uow_time
+    from log_records
+    where is_registered_table
+    group by uow_id
+),
+
+candidates as (
+    select
+        uow_id,
+        min(seq) as seq,
+        min_by(auth_token, seq) as auth_token,
+        min_by(auth_id, seq) as auth_id,
+        min(uow_time) as uow_time
+    from (
+        select * from previously_open
+        union all
+        select * from newly_changed
+    ) as either_side
+    group by uow_id
+),
+
+ended as (
+    select distinct uow_id from log_records
+    where record_type in ('C', 'R')
+),
+
+in_flight as (
+    select candidates.* from candidates
+    left anti join ended on candidates.uow_id = ended.uow_id
+),
+
+highest_read as (
+    select
+        greatest(
+            coalesce(max(log_position), '00000000000000000000'),
+            '{{ window.previous_resync_position }}'
+        ) as seq
+    from log_records
+),
+
+warm_start_rows as (
+    select
+        seq as SEQ,
+        uow_id as UOWID,
+        auth_token as AUTHTKN,
+        auth_id as AUTHID,
+        'Y' as CAPTURED,
+        uow_time as UOWTIME
+    from in_flight
+    union all
+    select
+        highest_read.seq as SEQ,
+        cast(null as string) as UOWID,
+        cast(null as string) as AUTHTKN,
+        cast(null as string) as AUTHID,
+        'Y' as CAPTURED,
+        cast(null as timestamp) as UOWTIME
+    from highest_read
+    where not exists (select 1 from in_flight)
+)
+
+select * from warm_start_rows

@@ -1,0 +1,41 @@
+"""The per-table models and contracts agree with the one registration declaration."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+
+from lakerep import PROJECT_DIR
+from lakerep.registrations import load_registrations
+from lakerep.scaffold import CONTRACTS_FILE, before_image_columns, ccd_model_name, cd_model_name, scaffold
+
+
+def test_generated_files_match_the_declaration():
+    assert scaffold(check=True) == [], "run `lakerep scaffold`"
+
+
+def test_a_new_registration_gets_its_models_and_a_removed_one_loses_them(tmp_path: Path):
+    project = tmp_path / "project"
+    (project / "models/capture/cd").mkdir(parents=True)
+    (project / "models/capture/cd/cd_gone__table.sql").write_text("-- stale\n")
+    written = scaffold(project)
+    registrations = load_registrations()
+    for registration in registrations.values():
+        assert (project / "models/capture/cd" / f"{cd_model_name(registration)}.sql").exists()
+        assert (project / "models/capture/ccd" / f"{ccd_model_name(registration)}.sql").exists()
+    assert not (project / "models/capture/cd/cd_gone__table.sql").exists()
+    assert Path("models/capture/cd/cd_gone__table.sql") in written
+
+
+def test_contracts_declare_every_registered_column_with_its_type():
+    contracts = yaml.safe_load((PROJECT_DIR / CONTRACTS_FILE).read_text(encoding="utf-8"))
+    models = {model["name"]: model for model in contracts["models"]}
+    for registration in load_registrations().values():
+        cd_columns = {c["name"]: c["data_type"] for c in models[cd_model_name(registration)]["columns"]}
+        for column in registration.columns:
+            assert cd_columns[column.name] == column.data_type
+        for name, data_type in before_image_columns(registration):
+            assert cd_columns[name] == data_type
+        ccd_columns = {c["name"]: c["data_type"] for c in models[ccd_model_name(registration)]["columns"]}
+        assert {column.name for column in registration.columns} <= set(ccd_columns)
