@@ -1,7 +1,7 @@
 # lakerep — the two commands a new user needs (see README.md):
 #   make demo   installs everything, generates a workload and runs the pipeline on embedded Spark
 #   make test   installs everything and runs every test and linter
-# plus `make bench SIZE=...` for figures.
+# plus `make bench SIZE=... CYCLE=...` for figures (history of SIZE log records, then a cycle of CYCLE).
 
 SHELL := /bin/bash
 PYTHON ?= python3.11
@@ -13,6 +13,7 @@ export DBT_PROFILES_DIR := $(CURDIR)/profiles
 export PYTHONUNBUFFERED := 1
 
 SIZE ?= 100000
+CYCLE ?= 10000
 SEED ?= 42
 RECORDS ?= 20000
 
@@ -38,7 +39,7 @@ test: install lint
 	$(BIN)/pytest -q
 
 bench: install
-	$(BIN)/lakerep bench --records $(SIZE) --seed $(SEED)
+	$(BIN)/lakerep bench --records $(SIZE) --cycle-records $(CYCLE) --seed $(SEED)
 
 clean:
 	rm -rf .lakerep target logs

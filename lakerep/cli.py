@@ -80,15 +80,30 @@ def scaffold(check: bool) -> None:
 
 
 @main.command()
-@click.option("--records", type=click.IntRange(min=1), default=100_000, show_default=True)
+@click.option(
+    "--records",
+    type=click.IntRange(min=0),
+    default=100_000,
+    show_default=True,
+    help="Log records of history, captured in one cycle (0: none).",
+)
+@click.option(
+    "--cycle-records",
+    type=click.IntRange(min=0),
+    default=10_000,
+    show_default=True,
+    help="Log records of the next cycle, measured on top of the history.",
+)
 @click.option("--seed", type=int, default=42, show_default=True)
 @click.option("--batch-records", type=click.IntRange(min=1), default=100_000, show_default=True)
-def bench(records: int, seed: int, batch_records: int) -> None:
-    """Measure: generate, land and build a workload of the given size; print figures."""
+def bench(records: int, cycle_records: int, seed: int, batch_records: int) -> None:
+    """Measure: land and capture a history, then one more cycle; print figures."""
     from lakerep.bench import run_bench
 
     with _user_errors():
-        for line in run_bench(records=records, seed=seed, batch_records=batch_records):
+        for line in run_bench(
+            records=records, seed=seed, batch_records=batch_records, cycle_records=cycle_records
+        ):
             click.echo(line)
 
 

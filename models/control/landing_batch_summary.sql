@@ -46,9 +46,9 @@ counts as (
         ) as row_changes_unregistered,
         count_if(quarantine_reason is null and record_type = 'C') as uows_committed,
         count_if(quarantine_reason is null and record_type = 'R') as uows_rolled_back,
-        min(case when quarantine_reason is null then {{ lakerep_normalize_position("log_position") }} end)
+        min(case when quarantine_reason is null then normalized_position end)
             as lowest_position,
-        max(case when quarantine_reason is null then {{ lakerep_normalize_position("log_position") }} end)
+        max(case when quarantine_reason is null then normalized_position end)
             as highest_position
     from checked
     group by landing_batch

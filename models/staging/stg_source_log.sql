@@ -14,7 +14,7 @@ checked as (
 
 typed as (
     select
-        {{ lakerep_normalize_position('log_position') }} as log_position,
+        normalized_position as log_position,
         uow_id,
         record_type,
         source_owner,

@@ -8,7 +8,8 @@
 
 {#-
     Every landed log record, verbatim, with the verdict of validation: quarantine_reason is
-    null for a valid record. New records are found by landing batch, never by log position
+    null for a valid record. normalized_position is the position in its stored form, kept as a
+    column so that filters on it reach Delta's file statistics. New records are found by landing batch, never by log position
     (landing order is not log order). One append per run keeps the valid records
     (stg_source_log) and the quarantined ones (source_log_quarantine) consistent.
 -#}
@@ -23,7 +24,7 @@ landed as (
 already_valid as (
     {% if is_incremental() %}
         select
-            {{ lakerep_normalize_position('log_position') }} as normalized_position,
+            normalized_position,
             uow_id,
             record_type
         from {{ this }}
@@ -121,7 +122,8 @@ verdicts as (
         landed_at,
         coalesce(record_reason, position_reason, uow_end_reason) as quarantine_reason,
         record_type in ('I', 'U', 'D')
-        and {{ lakerep_is_registered('source_owner', 'source_table') }} as is_registered_table
+        and {{ lakerep_is_registered('source_owner', 'source_table') }} as is_registered_table,
+        normalized_position
     from uow_end_checked
 )
 
