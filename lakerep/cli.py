@@ -9,6 +9,7 @@ import click
 from lakerep import dbt
 from lakerep.lake import reset_lake
 from lakerep.pipeline import LandingNotEmpty, land_workload, run_cycle
+from lakerep.registrations import RegistrationError
 
 # Exit codes (README): dbt's own (0 ok, 1 model or test errors, 2 crash) plus user errors.
 EXIT_USER_ERROR = 3
@@ -71,7 +72,8 @@ def scaffold(check: bool) -> None:
     """Write the per-table CD/CCD stubs and contracts from the registration declaration."""
     from lakerep.scaffold import scaffold as write_scaffold
 
-    differing = write_scaffold(check=check)
+    with _user_errors():
+        differing = write_scaffold(check=check)
     for path in differing:
         _echo(f"{'out of date' if check else 'wrote'}: {path}")
     if check and differing:
@@ -119,7 +121,7 @@ class _user_errors:
         if isinstance(error, dbt.DbtFailed):
             click.echo(f"lakerep: {error}", err=True)
             sys.exit(error.exit_code)
-        if isinstance(error, LandingNotEmpty):
+        if isinstance(error, LandingNotEmpty | RegistrationError):
             click.echo(f"lakerep: {error}", err=True)
             sys.exit(EXIT_USER_ERROR)
         return False

@@ -1,7 +1,7 @@
 """Writes log records and source snapshots into the landing tables (SPEC §2.1, §2.5).
 
-Each call is one landing batch: a new batch number (one above the highest landed so far) and
-one landing time for all its rows. Rows go through a JSON-lines file so that Spark reads them
+Each call is one landing batch: a new batch number (one above the highest landed so far in
+either table) and one landing time for all its rows. Rows go through a JSON-lines file so that Spark reads them
 in bulk; the columns come from the landing table itself (created by the dbt macro
 lakerep_create_landing_tables), so the contract is written down only there.
 """
@@ -29,8 +29,13 @@ def land_snapshot_rows(spark, rows: Iterable[dict]) -> tuple[int, int]:
     return _land(spark, SOURCE_SNAPSHOT_TABLE, rows)
 
 
-def next_landing_batch(spark, table: str) -> int:
-    highest = spark.sql(f"select max(landing_batch) from {table}").collect()[0][0]
+def next_landing_batch(spark) -> int:
+    """One numbering for both landing tables, so a capture window of landing batches also says
+    which snapshots arrived in it."""
+    highest = spark.sql(
+        f"select greatest((select max(landing_batch) from {SOURCE_LOG_TABLE}), "
+        f"(select max(landing_batch) from {SOURCE_SNAPSHOT_TABLE}))"
+    ).collect()[0][0]
     return (highest or 0) + 1
 
 
@@ -40,7 +45,7 @@ def _land(spark, table: str, rows: Iterable[dict]) -> tuple[int, int]:
     target_columns = spark.table(table).schema
     landed_columns = {"landing_batch", "landed_at"}
     row_schema = type(target_columns)([f for f in target_columns.fields if f.name not in landed_columns])
-    batch = next_landing_batch(spark, table)
+    batch = next_landing_batch(spark)
     landed_at = datetime.now(UTC).replace(tzinfo=None)
     directory = Path(os.environ.get("LAKEREP_HOME", ".lakerep")) / "landing"
     directory.mkdir(parents=True, exist_ok=True)

@@ -31,6 +31,15 @@ def ccd_model_name(registration: Registration) -> str:
     return f"ccd_{registration.source_owner.lower()}__{registration.source_table.lower()}"
 
 
+def ccd_unique_key(registration: Registration) -> list[str]:
+    """Condensed: the key. History: the change; a complete history CCD also holds the rows of a
+    refresh snapshot, which share the snapshot's position, so the key joins in."""
+    if registration.ccd_condensed:
+        return list(registration.key_columns)
+    change = ["IBMSNAP_INTENTSEQ", "IBMSNAP_OPERATION"]
+    return change + list(registration.key_columns) if registration.ccd_complete else change
+
+
 def before_image_columns(registration: Registration) -> list[tuple[str, str]]:
     prefix = registration.before_image_prefix
     if prefix is None:
@@ -45,10 +54,7 @@ def expected_files(registrations: dict[str, Registration]) -> dict[Path, str]:
         files[CD_DIR / f"{cd_model_name(registration)}.sql"] = (
             f"-- {HEADER}\n{{{{ lakerep_cd_model({call}) }}}}\n"
         )
-        keys = ", ".join(f"'{key}'" for key in registration.key_columns)
-        unique_key = (
-            f"[{keys}]" if registration.ccd_condensed else "['IBMSNAP_INTENTSEQ', 'IBMSNAP_OPERATION']"
-        )
+        unique_key = repr(ccd_unique_key(registration))
         files[CCD_DIR / f"{ccd_model_name(registration)}.sql"] = (
             f"-- {HEADER}\n{{{{ config(unique_key={unique_key}) }}}}\n{{{{ lakerep_ccd_model({call}) }}}}\n"
         )
@@ -96,9 +102,10 @@ def _contracts(registrations: dict[str, Registration]) -> str:
                 "data_tests": [_unique_combination(["IBMSNAP_INTENTSEQ", "IBMSNAP_OPERATION"])],
             }
         )  # fmt: skip
-        ccd_key = list(registration.key_columns) if registration.ccd_condensed else [
-            "IBMSNAP_INTENTSEQ", "IBMSNAP_OPERATION"]  # fmt: skip
+        ccd_key = ccd_unique_key(registration)
         kind = "condensed (latest change per key)" if registration.ccd_condensed else "full history"
+        if registration.ccd_complete:
+            kind += "; complete: also every row of a landed source snapshot, as of its unload start"
         models.append(
             {
                 "name": ccd_model_name(registration),

@@ -4,6 +4,9 @@
     per key, its latest change (a delete stays as a 'D' row); merged on the key, and a change
     replaces the stored one only if it is later, so re-reading a window changes nothing.
     Non-condensed: every change, merged on (INTENTSEQ, OPERATION). The stub sets unique_key.
+    Complete (registered ccd_complete): the rows of a source snapshot landed in the window come
+    in too, as inserts at the unload start position; every change committed after it is later,
+    so the snapshot row gives way to it whatever moment of the unload read the row.
     Arguments: source_owner, source_table — the registered table.
 -#}
 {% macro lakerep_ccd_model(source_owner, source_table) %}
@@ -21,6 +24,10 @@ with
 
 committed_changes as (
     {{ lakerep_committed_changes(cd_relation, registration, window) }}
+    {%- if registration.ccd_complete %}
+        union all
+        {{ lakerep_snapshot_rows(registration, window) }}
+    {%- endif %}
 ),
 
 {% if registration.ccd_condensed %}

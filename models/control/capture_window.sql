@@ -1,16 +1,22 @@
 {{ config(materialized='table') }}
 
 {#-
-    What this capture cycle reads: the landing batches after those of the last completed cycle,
-    up to the highest batch staged now. A cycle cut off before capture_cycles recorded it is
+    What this capture cycle reads: the landing batches (of log records and of snapshots, which
+    share one numbering) after those of the last completed cycle, up to the highest one now. A cycle cut off before capture_cycles recorded it is
     read again whole by the next one; every capture model merges, so nothing doubles.
 -#}
 
 with
 
+staged_batches as (
+    select landing_batch from {{ ref('stg_source_log_checked') }}
+    union all
+    select landing_batch from {{ ref('stg_source_snapshot') }}
+),
+
 staged as (
     select coalesce(max(landing_batch), 0) as highest_batch
-    from {{ ref('stg_source_log_checked') }}
+    from staged_batches
 ),
 
 last_cycle as (

@@ -4,12 +4,13 @@ boundaries fall inside open transactions, in both landing orders; then every cyc
 from __future__ import annotations
 
 import pytest
+from ccd_support import actual_ccd_history, actual_condensed_state, expected_ccd_history, global_synchpoint
 
 from lakerep import dbt
 from lakerep.lake import reset_lake
 from lakerep.pipeline import land_workload, run_cycle
 from lakerep.registrations import load_registrations
-from lakerep.scaffold import ccd_model_name, cd_model_name
+from lakerep.scaffold import cd_model_name
 from lakerep.summary import relation_name
 
 CYCLES = 3
@@ -17,12 +18,22 @@ LOG_RECORDS_PER_CYCLE = 700
 REGISTRATIONS = load_registrations()
 
 
+def run_cycle_twice(spark) -> None:
+    """A cycle, then the same cycle again as if the first had been cut off just before its
+    commit record (the capture_cycles row): the second reads the same window once more."""
+    run_cycle(quiet=True, command="run")
+    cycles = relation_name("capture_cycles")
+    last = spark.sql(f"select max(cycle_number) from {cycles}").collect()[0][0]
+    spark.sql(f"delete from {cycles} where cycle_number = {last}")
+    run_cycle(quiet=True, command="run")
+
+
 def capture_cycles(spark, workload, cycles: int) -> None:
     from lakerep import landing
 
     for _ in range(cycles):
         landing.land_log_records(spark, workload.next_batch(LOG_RECORDS_PER_CYCLE).records)
-        run_cycle(quiet=True, command="run")
+        run_cycle_twice(spark)
 
 
 @pytest.fixture(scope="module", params=["log", "commit"])
@@ -34,65 +45,9 @@ def captured(request, spark):
         batch_records=LOG_RECORDS_PER_CYCLE,
         landing_order=request.param,
     )
-    run_cycle(quiet=True, command="run")
+    run_cycle_twice(spark)
     capture_cycles(spark, landed.workload, CYCLES - 1)
     return landed.workload
-
-
-def global_synchpoint(spark) -> str:
-    rows = spark.sql(
-        f"select SYNCHPOINT from {relation_name('register')} where GLOBAL_RECORD = 'Y'"
-    ).collect()
-    assert len(rows) == 1
-    return rows[0][0]
-
-
-def user_values(row, registration) -> dict:
-    return {column: row[column] for column in registration.column_names}
-
-
-def expected_ccd_history(oracle, registration, up_to: str) -> list[tuple]:
-    """The oracle's committed change history as CCD rows, key updates split as registered."""
-    expected = []
-    for change in oracle.history(registration.qualified_name, up_to=up_to):
-        head = (change.commit_position, change.log_position)
-        if (
-            change.operation == "U"
-            and registration.key_updates_as_delete_insert
-            and change.key != change.before_key
-        ):
-            expected.append((*head, "D", change.before))
-            expected.append((*head, "I", change.after))
-        elif change.operation == "D":
-            expected.append((*head, "D", change.before))
-        else:
-            expected.append((*head, change.operation, change.after))
-    return sorted(expected, key=lambda row: row[:3])
-
-
-def actual_ccd_history(spark, registration) -> list[tuple]:
-    rows = spark.sql(
-        f"select * from {relation_name(ccd_model_name(registration))} "
-        "order by IBMSNAP_COMMITSEQ, IBMSNAP_INTENTSEQ, IBMSNAP_OPERATION"
-    ).collect()
-    return [
-        (
-            row["IBMSNAP_COMMITSEQ"],
-            row["IBMSNAP_INTENTSEQ"],
-            row["IBMSNAP_OPERATION"],
-            user_values(row, registration),
-        )
-        for row in rows
-    ]
-
-
-def actual_condensed_state(spark, registration) -> dict:
-    rows = spark.sql(
-        f"select * from {relation_name(ccd_model_name(registration))} where IBMSNAP_OPERATION != 'D'"
-    ).collect()
-    return {
-        tuple(row[key] for key in registration.key_columns): user_values(row, registration) for row in rows
-    }
 
 
 def check_against_oracle(spark, workload) -> None:

@@ -1,0 +1,26 @@
+{#-
+    SQL of the rows of the snapshots of one registered table landed in the capture window, shaped
+    as CCD rows: IBMSNAP_OPERATION 'I', IBMSNAP_COMMITSEQ and IBMSNAP_INTENTSEQ the position at
+    which the unload started, IBMSNAP_LOGMARKER the landing time, and the typed user columns.
+    Arguments: registration; window — lakerep_capture_window().
+-#}
+{% macro lakerep_snapshot_rows(registration, window) %}
+    select
+        unload_start_position as IBMSNAP_COMMITSEQ,
+        unload_start_position as IBMSNAP_INTENTSEQ,
+        'I' as IBMSNAP_OPERATION,
+        landed_at as IBMSNAP_LOGMARKER,
+        {%- for column in registration.columns %}
+            {{ lakerep_typed_field('snapshot_row', column) }} as `{{ column.name }}`{{ ',' if not loop.last }}
+        {%- endfor %}
+    from (
+        select
+            *,
+            {{ lakerep_parse_image('row_image', registration) }} as snapshot_row
+        from {{ ref('stg_source_snapshot') }}
+        where
+            {{ lakerep_in_capture_window(window) }}
+            and source_owner = '{{ registration.source_owner }}'
+            and source_table = '{{ registration.source_table }}'
+    ) as parsed
+{% endmacro %}
