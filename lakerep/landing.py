@@ -1,9 +1,9 @@
 """Writes log records and source snapshots into the landing tables (SPEC §2.1, §2.5).
 
 Each call is one landing batch: a new batch number (one above the highest landed so far in
-either table) and one landing time for all its rows. Rows go through a JSON-lines file so that Spark reads them
-in bulk; the columns come from the landing table itself (created by the dbt macro
-lakerep_create_landing_tables), so the contract is written down only there.
+either table) and one landing time for all its rows. Rows go through a JSON-lines file so that
+Spark reads them in bulk; the columns come from the landing table itself (created by the dbt
+macro lakerep_create_landing_tables), so the contract is written down only there.
 """
 
 from __future__ import annotations
