@@ -67,13 +67,13 @@ class CycleResult:
     model_seconds: dict[str, float]
 
 
-def run_cycle(*, quiet: bool = False, command: str = "build") -> CycleResult:
+def run_cycle(*, quiet: bool = False, command: str = "build", select: str | None = None) -> CycleResult:
     """One pipeline cycle: `dbt build` of the whole project (or `dbt run`: the same models
-    without the data tests), then the summary of what it read."""
+    without the data tests; `select` narrows it), then the summary of what it read."""
     spark = lake_session()
     before = highest_summarized_batch(spark)
     started = time.perf_counter()
-    outcome = dbt.invoke([command], quiet=quiet)
+    outcome = dbt.invoke([command, *(["--select", select] if select else [])], quiet=quiet)
     seconds = time.perf_counter() - started
     model_seconds = {
         result.node.name: result.execution_time

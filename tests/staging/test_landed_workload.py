@@ -16,7 +16,7 @@ from lakerep.summary import relation_name
 def landed(request, spark):
     reset_lake()
     result = land_workload(records=3_000, seed=11, batch_records=1_000, landing_order=request.param)
-    cycle = run_cycle(quiet=True)
+    cycle = run_cycle(quiet=True, select="staging landing_batch_summary")
     staged = spark.sql(f"select * from {relation_name('stg_source_log')}").collect()
     return result, cycle, staged
 
