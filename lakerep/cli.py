@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import click
 
 from lakerep import dbt
-from lakerep.lake import reset_lake
+from lakerep.lake import lake_session, reset_lake
 from lakerep.pipeline import LandingNotEmpty, land_workload, run_cycle
 from lakerep.registrations import RegistrationError
+from lakerep.summary import capture_line
 
 # Exit codes (README): dbt's own (0 ok, 1 model or test errors, 2 crash) plus user errors.
 EXIT_USER_ERROR = 3
@@ -47,6 +50,7 @@ def run() -> None:
     with _user_errors():
         cycle = run_cycle()
         _echo(cycle.summary.line())
+        _echo(capture_line(lake_session()))
 
 
 @main.command()
@@ -60,6 +64,7 @@ def demo(records: int, seed: int, batch_records: int) -> None:
         landed = land_workload(records=records, seed=seed, batch_records=batch_records, progress=_echo)
         cycle = run_cycle()
         _echo(cycle.summary.line())
+        _echo(capture_line(lake_session()))
         _echo(
             f"oracle: {len(landed.workload.oracle.commit_positions()):,} committed UOWs, "
             f"{len(landed.workload.oracle.open_uows()):,} still open at the end of the log"
@@ -109,22 +114,17 @@ def bench(records: int, cycle_records: int, seed: int, batch_records: int) -> No
             click.echo(line)
 
 
-class _user_errors:
+@contextmanager
+def _user_errors() -> Iterator[None]:
     """Errors a user can cause end the command with one line and a documented exit code."""
-
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, kind, error, _traceback) -> bool:
-        if error is None:
-            return False
-        if isinstance(error, dbt.DbtFailed):
-            click.echo(f"lakerep: {error}", err=True)
-            sys.exit(error.exit_code)
-        if isinstance(error, LandingNotEmpty | RegistrationError):
-            click.echo(f"lakerep: {error}", err=True)
-            sys.exit(EXIT_USER_ERROR)
-        return False
+    try:
+        yield
+    except dbt.DbtFailed as error:
+        click.echo(f"lakerep: {error}", err=True)
+        sys.exit(error.exit_code)
+    except (LandingNotEmpty, RegistrationError) as error:
+        click.echo(f"lakerep: {error}", err=True)
+        sys.exit(EXIT_USER_ERROR)
 
 
 if __name__ == "__main__":

@@ -74,3 +74,17 @@ def summarize(spark, after_batch: int) -> RunSummary:
         for reason, count in (row["quarantined_by_reason"] or {}).items():
             summary.quarantined_by_reason[reason] = summary.quarantined_by_reason.get(reason, 0) + count
     return summary
+
+
+def capture_line(spark) -> str:
+    """What the last completed capture cycle did, from its capture_cycles row."""
+    table = relation_name("capture_cycles")
+    rows = spark.sql(f"select * from {table} order by cycle_number desc limit 1").collect()
+    if not rows:
+        return "capture: no cycle completed yet"
+    cycle = rows[0]
+    return (
+        f"capture cycle {cycle['cycle_number']}: {cycle['row_changes']:,} row changes and "
+        f"{cycle['uows_committed']:,} committed UOWs captured; synchpoint {cycle['synchpoint']}, "
+        f"restart position {cycle['resync_position']}"
+    )
