@@ -30,19 +30,15 @@ commits_read as (
 ),
 
 previous as (
-    {% if is_incremental() %}
-        select * from {{ this }}
-    {% else %}
-        select
-            cast(null as string) as SOURCE_OWNER,
-            cast(null as string) as SOURCE_TABLE,
-            cast(null as string) as GLOBAL_RECORD,
-            cast(null as string) as CD_OLD_SYNCHPOINT,
-            cast(null as string) as CD_NEW_SYNCHPOINT,
-            cast(null as string) as SYNCHPOINT,
-            cast(null as timestamp) as SYNCHTIME
-        where false
-    {% endif %}
+    {{ lakerep_rows_already_held([
+        ['SOURCE_OWNER', 'SOURCE_OWNER', 'string'],
+        ['SOURCE_TABLE', 'SOURCE_TABLE', 'string'],
+        ['GLOBAL_RECORD', 'GLOBAL_RECORD', 'string'],
+        ['CD_OLD_SYNCHPOINT', 'CD_OLD_SYNCHPOINT', 'string'],
+        ['CD_NEW_SYNCHPOINT', 'CD_NEW_SYNCHPOINT', 'string'],
+        ['SYNCHPOINT', 'SYNCHPOINT', 'string'],
+        ['SYNCHTIME', 'SYNCHTIME', 'timestamp'],
+    ]) }}
 ),
 
 capture_synchpoint as (

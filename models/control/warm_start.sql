@@ -23,24 +23,13 @@ log_records as (
 ),
 
 previously_open as (
-    {% if is_incremental() %}
-        select
-            UOWID as uow_id,
-            SEQ as seq,
-            AUTHTKN as auth_token,
-            AUTHID as auth_id,
-            UOWTIME as uow_time
-        from {{ this }}
-        where UOWID is not null
-    {% else %}
-        select
-            cast(null as string) as uow_id,
-            cast(null as string) as seq,
-            cast(null as string) as auth_token,
-            cast(null as string) as auth_id,
-            cast(null as timestamp) as uow_time
-        where false
-    {% endif %}
+    {{ lakerep_rows_already_held([
+        ['UOWID', 'uow_id', 'string'],
+        ['SEQ', 'seq', 'string'],
+        ['AUTHTKN', 'auth_token', 'string'],
+        ['AUTHID', 'auth_id', 'string'],
+        ['UOWTIME', 'uow_time', 'timestamp'],
+    ], where='UOWID is not null') }}
 ),
 
 newly_changed as (

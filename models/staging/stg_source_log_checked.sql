@@ -22,20 +22,11 @@ landed as (
 ),
 
 already_valid as (
-    {% if is_incremental() %}
-        select
-            normalized_position,
-            uow_id,
-            record_type
-        from {{ this }}
-        where quarantine_reason is null
-    {% else %}
-        select
-            cast(null as string) as normalized_position,
-            cast(null as string) as uow_id,
-            cast(null as string) as record_type
-        where false
-    {% endif %}
+    {{ lakerep_rows_already_held([
+        ['normalized_position', 'normalized_position', 'string'],
+        ['uow_id', 'uow_id', 'string'],
+        ['record_type', 'record_type', 'string'],
+    ], where='quarantine_reason is null') }}
 ),
 
 record_checked as (

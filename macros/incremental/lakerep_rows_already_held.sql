@@ -1,0 +1,22 @@
+{#-
+    SQL of the rows an incremental model already holds (its previous state), or of no rows with
+    the same columns on a first build: models that rewrite or check against their own past.
+    Arguments: columns — list of [expression over the model's own columns, alias, data type];
+    where — filter on the held rows.
+-#}
+{% macro lakerep_rows_already_held(columns, where='true') %}
+    {%- if is_incremental() %}
+        select
+            {%- for expression, alias, data_type in columns %}
+                {{ expression }} as {{ alias }}{{ ',' if not loop.last }}
+            {%- endfor %}
+        from {{ this }}
+        where {{ where }}
+    {%- else %}
+        select
+            {%- for expression, alias, data_type in columns %}
+                cast(null as {{ data_type }}) as {{ alias }}{{ ',' if not loop.last }}
+            {%- endfor %}
+        where false
+    {%- endif %}
+{% endmacro %}
