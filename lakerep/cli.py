@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 import click
 
@@ -12,10 +13,15 @@ from lakerep import dbt
 from lakerep.lake import lake_session, reset_lake
 from lakerep.pipeline import LandingNotEmpty, land_workload, run_cycle
 from lakerep.registrations import RegistrationError
+from lakerep.session import START_TYPES, SessionStart, StartRefused, TokenFileNeeded, run_session
+from lakerep.session_lock import SessionLocked
 from lakerep.summary import capture_line
+from lakerep.token_file import TokenFileError
 
-# Exit codes (README): dbt's own (0 ok, 1 model or test errors, 2 crash) plus user errors.
-EXIT_USER_ERROR = 3
+# Exit codes (README): dbt's own (0 ok, 1 model or test errors, 2 crash), then ours.
+EXIT_USER_ERROR = 3  # bad option, token file or registration: the message says what to fix
+EXIT_START_REFUSED = 4  # warmns with the restart point pruned from the log, or LAG_LIMIT
+EXIT_SESSION_LOCKED = 5  # another runner holds the session
 
 
 def _echo(message: str) -> None:
@@ -45,12 +51,37 @@ def generate(records: int, seed: int, batch_records: int, landing_order: str, fr
 
 
 @main.command()
-def run() -> None:
-    """Run one pipeline cycle (dbt build) and print what it read."""
+@click.option("--session", default="default", show_default=True, help="The CDC session (its state and lock).")
+@click.option(
+    "--start",
+    "start_type",
+    type=click.Choice(START_TYPES),
+    default="warm",
+    show_default=True,
+    help="cold: token file only, CD/UOW rows discarded; warm: token file reconciled with the state; "
+    "warmns: warm, never switching to cold; recover: write the state to the token file and end.",
+)
+@click.option(
+    "--token-file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="PowerExchange restart token file (overrides; recover writes it).",
+)
+@click.option("--once", is_flag=True, help="One cycle, then end (default: cycle until stopped).")
+@click.option(
+    "--commit-interval",
+    type=click.FloatRange(min=0),
+    help="Seconds between cycles (default: the commit_interval var).",
+)
+def run(
+    session: str, start_type: str, token_file: Path | None, once: bool, commit_interval: float | None
+) -> None:
+    """Run a CDC session: a capture cycle (dbt build) every COMMIT_INTERVAL until Ctrl-C or
+    SIGTERM, which finish the current cycle and commit its state. One progress line per cycle."""
     with _user_errors():
-        cycle = run_cycle()
-        _echo(cycle.summary.line())
-        _echo(capture_line(lake_session()))
+        run_session(
+            SessionStart(session, start_type, token_file, once, commit_interval),
+            progress=_echo,
+        )
 
 
 @main.command()
@@ -122,7 +153,13 @@ def _user_errors() -> Iterator[None]:
     except dbt.DbtFailed as error:
         click.echo(f"lakerep: {error}", err=True)
         sys.exit(error.exit_code)
-    except (LandingNotEmpty, RegistrationError) as error:
+    except StartRefused as error:
+        click.echo(f"lakerep: {error}", err=True)
+        sys.exit(EXIT_START_REFUSED)
+    except SessionLocked as error:
+        click.echo(f"lakerep: {error}", err=True)
+        sys.exit(EXIT_SESSION_LOCKED)
+    except (LandingNotEmpty, RegistrationError, TokenFileError, TokenFileNeeded, ValueError) as error:
         click.echo(f"lakerep: {error}", err=True)
         sys.exit(EXIT_USER_ERROR)
 

@@ -32,6 +32,11 @@ class DbtFailed(RuntimeError):
 class DbtOutcome:
     exit_code: int
     result: object
+    detail: str = ""  # what failed, when it did
+
+    def raise_for_failure(self, args: list[str]) -> None:
+        if self.exit_code != EXIT_OK:
+            raise DbtFailed(args, self.exit_code, self.detail)
 
 
 def use_project_paths() -> None:
@@ -61,9 +66,10 @@ def invoke(args: list[str], *, check: bool = True, quiet: bool = False) -> DbtOu
         exit_code = EXIT_OK
     else:
         exit_code = EXIT_MODEL_ERRORS
-    if check and exit_code != EXIT_OK:
-        raise DbtFailed(args, exit_code, _failure_detail(outcome))
-    return DbtOutcome(exit_code, outcome.result)
+    result = DbtOutcome(exit_code, outcome.result, _failure_detail(outcome) if exit_code != EXIT_OK else "")
+    if check:
+        result.raise_for_failure(args)
+    return result
 
 
 def _failure_detail(outcome) -> str:

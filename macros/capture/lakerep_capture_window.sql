@@ -1,33 +1,87 @@
 {#-
-    The landing batches this capture cycle reads, and what the previous cycle left behind, as
-    literals (so Delta can skip files): a dict with cycle_number, after_batch, up_to_batch (the cycle
-    reads after_batch < landing_batch <= up_to_batch) and previous_resync_position (the begin of
-    the oldest UOW still open when the previous cycle ended: CD rows of the UOWs that commit
-    in this cycle are at or above it, or landed in this cycle). Read from the capture_window
-    model; unit tests override this macro.
+    The capture cycle now running (the highest cycle of capture_window), as literals so Delta
+    can skip files: a dict with cycle_number, after_batch and up_to_batch (new landing batches:
+    after_batch < landing_batch <= up_to_batch), previous_resync_position (the begin of the
+    oldest UOW still open when the previous cycle ended), cold_start (discard the CD and UOW rows
+    first), reread_from (the lowest RESTART1 of the sources that read again, or none) and
+    sources: "OWNER.TABLE" -> {restart1, restart2, reread_from}. Unit tests override this macro.
 -#}
 {% macro lakerep_capture_window() %}
     {% set window = {
         'cycle_number': 0,
         'after_batch': 0,
         'up_to_batch': 0,
-        'previous_resync_position': '00000000000000000000',
+        'previous_resync_position': lakerep_lowest_position(),
+        'cold_start': false,
+        'reread_from': none,
+        'sources': {},
     } %}
     {% set relation = ref('capture_window') %}
     {% if execute %}
-        {% set rows = run_query('select * from ' ~ relation).rows %}
-        {% if rows | length != 1 %}
-            {{ exceptions.raise_compiler_error('capture_window must hold exactly one row, found ' ~ rows | length) }}
+        {% set rows = run_query(
+            'select * from ' ~ relation ~ ' where cycle_number = (select max(cycle_number) from ' ~ relation ~ ')'
+        ).rows %}
+        {% if rows | length == 0 %}
+            {{ exceptions.raise_compiler_error('capture_window holds no cycle') }}
         {% endif %}
-        {% for name in window %}
+        {% for name in ['cycle_number', 'after_batch', 'up_to_batch', 'previous_resync_position', 'cold_start'] %}
             {% do window.update({name: rows[0][name]}) %}
+        {% endfor %}
+        {% for row in rows %}
+            {% do window.sources.update({row.source_owner ~ '.' ~ row.source_table: {
+                'restart1': row.restart1,
+                'restart2': row.restart2,
+                'reread_from': row.reread_from,
+            }}) %}
+            {% if row.reread_from is not none and (window.reread_from is none or row.reread_from < window.reread_from) %}
+                {% do window.update({'reread_from': row.reread_from}) %}
+            {% endif %}
         {% endfor %}
     {% endif %}
     {{ return(window) }}
 {% endmacro %}
 
 
-{#- SQL predicate: the landing batch column is inside the capture window. -#}
+{#- One source's part of the window: its restart tokens and where it reads again from (or none). -#}
+{% macro lakerep_source_window(window, registration) %}
+    {{ return(window.get('sources', {}).get(
+        registration.source_owner ~ '.' ~ registration.source_table,
+        {'restart1': lakerep_lowest_position(), 'restart2': lakerep_lowest_position(), 'reread_from': none},
+    )) }}
+{% endmacro %}
+
+
+{#- SQL predicate: the landing batch column is one of the cycle's new batches. -#}
 {% macro lakerep_in_capture_window(window, column='landing_batch') -%}
     ({{ column }} > {{ window.after_batch }} and {{ column }} <= {{ window.up_to_batch }})
+{%- endmacro %}
+
+
+{#-
+    SQL predicate: a log record is read by this cycle for a source that reads again from
+    `reread_from` (every landed batch, at or above that position), or, with reread_from none,
+    in the new batches only.
+-#}
+{% macro lakerep_read_from(window, reread_from, batch='landing_batch', position='log_position') -%}
+    {%- if reread_from is none -%}
+        {{ lakerep_in_capture_window(window, batch) }}
+    {%- else -%}
+        ({{ batch }} <= {{ window.up_to_batch }} and {{ position }} >= '{{ reread_from }}')
+    {%- endif -%}
+{%- endmacro %}
+
+
+{#- SQL predicate: a log record is read by this cycle, for any source (the session reads the log once). -#}
+{% macro lakerep_in_session_read(window, batch='landing_batch', position='log_position') -%}
+    {%- if window.get('reread_from') is none -%}
+        {{ lakerep_in_capture_window(window, batch) }}
+    {%- else -%}
+        ({{ lakerep_in_capture_window(window, batch) }} or {{ lakerep_read_from(window, window.reread_from, batch, position) }})
+    {%- endif -%}
+{%- endmacro %}
+
+
+{#- SQL predicate: a log record is read by this cycle for one registered source. -#}
+{% macro lakerep_in_source_read(window, registration, batch='landing_batch', position='log_position') -%}
+    {{ lakerep_read_from(window, lakerep_source_window(window, registration).reread_from, batch, position) }}
 {%- endmacro %}

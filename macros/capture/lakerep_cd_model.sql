@@ -6,6 +6,8 @@
     registered with key_updates_as_delete_insert becomes a delete of the old key and an insert
     of the new one, both at the update's log position. Merged on (INTENTSEQ, OPERATION), so
     re-reading a window adds nothing twice.
+    A source reading again from its restart tokens (lakerep_source_window) takes every landed
+    record at or above its RESTART1, except those of UOWs committed at or before its RESTART2.
     Arguments: source_owner, source_table — the registered table.
 -#}
 {% macro lakerep_cd_model(source_owner, source_table) %}
@@ -14,19 +16,36 @@
     incremental_strategy='merge',
     unique_key=['IBMSNAP_INTENTSEQ', 'IBMSNAP_OPERATION'],
     on_schema_change='fail',
+    pre_hook="{{ lakerep_discard_on_cold_start() }}",
 ) }}
 {%- set registration = lakerep_registration(source_owner, source_table) -%}
 {%- set window = lakerep_capture_window() -%}
 {%- set split_key_updates = 'true' if registration.key_updates_as_delete_insert else 'false' -%}
+{%- set source_window = lakerep_source_window(window, registration) -%}
 
 with
 
-log_records as (
+source_records as (
     select * from {{ ref('stg_source_log') }}
     where
-        {{ lakerep_in_capture_window(window) }}
+        {{ lakerep_in_source_read(window, registration) }}
         and source_owner = '{{ source_owner }}'
         and source_table = '{{ source_table }}'
+),
+
+log_records as (
+    select source_records.* from source_records
+    {%- if source_window.reread_from is not none %}
+        -- Read again from restart tokens: no UOW that committed at or before RESTART2.
+        left anti join (
+            select uow_id from {{ ref('stg_source_log') }}
+            where
+                record_type = 'C'
+                and landing_batch <= {{ window.up_to_batch }}
+                and log_position <= '{{ source_window.restart2 }}'
+        ) as skipped_uows
+            on source_records.uow_id = skipped_uows.uow_id
+    {%- endif %}
 ),
 
 images as (
@@ -126,3 +145,16 @@ select * from cd_rows
     {%- endfor -%}
     {{ comparisons | join(' and ') if comparisons else 'true' }}
 {%- endmacro %}
+
+
+{#-
+    Pre-hook of the CD and UOW tables: a cold start (SPEC §4) discards their rows before the
+    cycle reads the log again from the restart tokens.
+-#}
+{% macro lakerep_discard_on_cold_start() %}
+    {%- if is_incremental() and lakerep_capture_window().cold_start -%}
+        delete from {{ this }}
+    {%- else -%}
+        select 'no cold start' as discarded
+    {%- endif -%}
+{% endmacro %}

@@ -4,6 +4,7 @@
         incremental_strategy='merge',
         unique_key='IBMSNAP_COMMITSEQ',
         on_schema_change='fail',
+        pre_hook="{{ lakerep_discard_on_cold_start() }}",
     )
 }}
 
@@ -24,7 +25,7 @@ commits as (
     select * from log_records
     where
         record_type = 'C'
-        and {{ lakerep_in_capture_window(window) }}
+        and {{ lakerep_in_session_read(window) }}
 ),
 
 uows_with_registered_changes as (
@@ -32,7 +33,7 @@ uows_with_registered_changes as (
     where
         is_registered_table
         and (
-            {{ lakerep_in_capture_window(window) }}
+            {{ lakerep_in_session_read(window) }}
             or log_position >= '{{ window.previous_resync_position }}'
         )
 ),

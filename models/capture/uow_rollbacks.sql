@@ -4,6 +4,7 @@
         incremental_strategy='merge',
         unique_key='IBMSNAP_UOWID',
         on_schema_change='fail',
+        pre_hook="{{ lakerep_discard_on_cold_start() }}",
     )
 }}
 
@@ -20,7 +21,7 @@ rollbacks as (
     select * from {{ ref('stg_source_log') }}
     where
         record_type = 'R'
-        and {{ lakerep_in_capture_window(window) }}
+        and {{ lakerep_in_session_read(window) }}
 ),
 
 rollback_rows as (

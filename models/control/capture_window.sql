@@ -1,10 +1,26 @@
-{{ config(materialized='table') }}
+{{
+    config(
+        materialized='incremental',
+        incremental_strategy='append',
+        on_schema_change='fail',
+    )
+}}
 
 {#-
-    What this capture cycle reads: the landing batches (of log records and of snapshots, which
-    share one numbering) after those of the last completed cycle, up to the highest one now. A cycle cut off before capture_cycles recorded it is
-    read again whole by the next one; every capture model merges, so nothing doubles.
+    The capture cycles' windows, one row per (cycle, registered source); the cycle now running is
+    the highest cycle_number, and every capture model reads its rows (lakerep_capture_window).
+    A new cycle reads the landing batches after those of the last completed cycle (for recover:
+    none). Each source reads them from its restart tokens: on the first cycle of a run, the
+    run's restart decision; then the session's state. A source whose decided tokens differ from
+    its state also reads again, from its RESTART1, what earlier batches hold (reread_from).
+    While the last cycle is cut off (no commit record in capture_cycles), no row is added: this
+    invocation finishes that cycle with its own window (recovery), except on a cold start.
+    A refused restart stops here.
 -#}
+
+{%- set run = lakerep_run() %}
+{%- set lowest = lakerep_lowest_position() %}
+{%- do lakerep_stop_if_refused(run) %}
 
 with
 
@@ -23,14 +39,96 @@ last_cycle as (
     {{ lakerep_last_capture_cycle() }}
 ),
 
-capture_window as (
+last_window as (
+    {%- if is_incremental() %}
+        select max(cycle_number) as cycle_number from {{ this }}
+    {%- else %}
+        select cast(null as bigint) as cycle_number
+    {%- endif %}
+),
+
+resync as (
+    {{ lakerep_resync_position() }}
+),
+
+run_started as (
+    {%- if is_incremental() %}
+        select count(*) > 0 as started from {{ this }}
+        where
+            run_id = {{ lakerep_string_literal(run.run_id) }}
+            and session_name = {{ lakerep_string_literal(run.session_name) }}
+    {%- else %}
+        select false as started
+    {%- endif %}
+),
+
+decisions as (
+    select restart_decisions.*
+    from {{ ref('restart_decisions') }} as restart_decisions
+    cross join run_started
+    where
+        restart_decisions.session_name = {{ lakerep_string_literal(run.session_name) }}
+        and restart_decisions.run_id = {{ lakerep_string_literal(run.run_id) }}
+        and not run_started.started
+),
+
+new_cycle as (
     select
-        coalesce(last_cycle.cycle_number, 0) + 1 as cycle_number,
+        coalesce(last_window.cycle_number, 0) + 1 as cycle_number,
+        {{ lakerep_string_literal(run.session_name) }} as session_name,
+        {{ lakerep_string_literal(run.run_id) }} as run_id,
+        {{ lakerep_string_literal(run.start_type) }} as start_type,
         coalesce(last_cycle.up_to_batch, 0) as after_batch,
-        greatest(staged.highest_batch, coalesce(last_cycle.up_to_batch, 0)) as up_to_batch,
-        coalesce(last_cycle.resync_position, '00000000000000000000') as previous_resync_position
+        {%- if run.start_type == 'recover' %}
+            coalesce(last_cycle.up_to_batch, 0) as up_to_batch,
+        {%- else %}
+            greatest(staged.highest_batch, coalesce(last_cycle.up_to_batch, 0)) as up_to_batch,
+        {%- endif %}
+        resync.resync_position as previous_resync_position,
+        resync.resync_source,
+        coalesce((select max(decisions.cold_start) from decisions), false) as cold_start
     from staged
     cross join last_cycle
+    cross join last_window
+    cross join resync
+    -- A cold start does no recovery: it begins a new cycle even after one was cut off.
+    where {{ 'true' if run.start_type == 'cold' else 'not ' ~ lakerep_cycle_cut_off() }}
+),
+
+sources as (
+    {{ lakerep_registered_sources() }}
+),
+
+state as (
+    {{ lakerep_capture_state(run.session_name) }}
+),
+
+window_rows as (
+    select
+        new_cycle.*,
+        sources.source_owner,
+        sources.source_table,
+        coalesce(decisions.restart1, state.restart1, '{{ lowest }}') as restart1,
+        coalesce(decisions.restart2, state.restart2, '{{ lowest }}') as restart2,
+        case
+            when
+                decisions.cold_start
+                or state.restart1 is null
+                or decisions.restart1 != state.restart1
+                or decisions.restart2 != state.restart2
+                then decisions.restart1
+        end as reread_from,
+        coalesce(decisions.restart_rule, 'state') as restart_rule
+    from new_cycle
+    cross join sources
+    left join decisions
+        on
+            sources.source_owner = decisions.source_owner
+            and sources.source_table = decisions.source_table
+    left join state
+        on
+            sources.source_owner = state.source_owner
+            and sources.source_table = state.source_table
 )
 
-select * from capture_window
+select * from window_rows

@@ -26,7 +26,7 @@ commits_read as (
     from {{ ref('stg_source_log') }}
     where
         record_type = 'C'
-        and {{ lakerep_in_capture_window(window) }}
+        and {{ lakerep_in_session_read(window) }}
 ),
 
 previous as (

@@ -10,7 +10,8 @@
     The warm-start table (IBMSNAP_WARM_START): Capture's resynchronisation point at the end of
     the cycle. One row per UOW that changed a registered table and is still open (in flight),
     SEQ = its first change; with none open, one row with no UOW whose SEQ is the highest
-    position read. The lowest SEQ is where reading restarts. Rewritten whole every cycle.
+    position read. The lowest SEQ is where reading restarts. Rewritten whole every cycle, so the
+    old rows are gone once a (warm) start has completed its cycle; a cold start keeps none.
 -#}
 
 {%- set window = lakerep_capture_window() %}
@@ -19,7 +20,7 @@ with
 
 log_records as (
     select * from {{ ref('stg_source_log') }}
-    where {{ lakerep_in_capture_window(window) }}
+    where {{ lakerep_in_session_read(window) }}
 ),
 
 previously_open as (
@@ -29,7 +30,7 @@ previously_open as (
         ['AUTHTKN', 'auth_token', 'string'],
         ['AUTHID', 'auth_id', 'string'],
         ['UOWTIME', 'uow_time', 'timestamp'],
-    ], where='UOWID is not null') }}
+    ], where='false' if window.cold_start else 'UOWID is not null') }}
 ),
 
 newly_changed as (

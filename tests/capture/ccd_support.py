@@ -37,9 +37,10 @@ def expected_ccd_history(oracle, registration, up_to: str, after: str | None = N
     return sorted(expected, key=lambda row: row[:3])
 
 
-def actual_ccd_history(spark, registration) -> list[tuple]:
+def actual_ccd_history(spark, registration, table: str | None = None) -> list[tuple]:
+    """The CCD's rows as history tuples; `table` reads another lake's CCD (delta.`path`)."""
     rows = spark.sql(
-        f"select * from {relation_name(ccd_model_name(registration))} "
+        f"select * from {table or relation_name(ccd_model_name(registration))} "
         "order by IBMSNAP_COMMITSEQ, IBMSNAP_INTENTSEQ, IBMSNAP_OPERATION"
     ).collect()
     return [
@@ -53,9 +54,9 @@ def actual_ccd_history(spark, registration) -> list[tuple]:
     ]
 
 
-def actual_condensed_state(spark, registration) -> dict:
+def actual_condensed_state(spark, registration, table: str | None = None) -> dict:
     rows = spark.sql(
-        f"select * from {relation_name(ccd_model_name(registration))} where IBMSNAP_OPERATION != 'D'"
+        f"select * from {table or relation_name(ccd_model_name(registration))} where IBMSNAP_OPERATION != 'D'"
     ).collect()
     return {
         tuple(row[key] for key in registration.key_columns): user_values(row, registration) for row in rows

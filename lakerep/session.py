@@ -1,0 +1,216 @@
+"""CDC sessions (SPEC §4): start types, the cycle loop, stopping, recover.
+
+The runner only drives: it parses the token file, takes the session lock and passes the run to
+dbt as vars. Which tokens each source restarts from, whether a warm start turns cold or is
+refused, and whether a cut-off cycle is finished first, are SQL (restart_decisions,
+capture_window).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from lakerep import dbt
+from lakerep.lake import lake_session
+from lakerep.registrations import load_registrations
+from lakerep.session_lock import session_lock
+from lakerep.summary import highest_summarized_batch, relation_name, summarize
+from lakerep.token_file import TokenFile, TokenPair, read_token_file, write_token_file
+
+START_TYPES = ("cold", "warm", "warmns", "recover")
+
+
+class StartRefused(RuntimeError):
+    """The restart decision refused the start (warmns with the log pruned, LAG_LIMIT)."""
+
+
+class TokenFileNeeded(ValueError):
+    """recover writes the state's tokens to a token file, and none was named."""
+
+
+@dataclass(frozen=True)
+class SessionStart:
+    session: str
+    start_type: str = "warm"
+    token_file: Path | None = None
+    once: bool = False
+    commit_interval: float | None = None  # seconds; None: the commit_interval var
+    dbt_command: str = "build"
+
+
+@dataclass(frozen=True)
+class CycleReport:
+    cycle_number: int
+    run_id: str
+    recovered: bool  # the cycle finished one an earlier run left cut off
+    records_read: int
+    row_changes: int
+    uows_committed: int
+    synchpoint: str | None
+    lag_seconds: float | None
+
+    def line(self, session: str) -> str:
+        kind = "recovery cycle" if self.recovered else "cycle"
+        lag = "n/a" if self.lag_seconds is None else f"{self.lag_seconds:,.1f} s"
+        return (
+            f"session {session} {kind} {self.cycle_number}: {self.records_read:,} records read, "
+            f"{self.row_changes:,} row changes, {self.uows_committed:,} UOWs committed; "
+            f"synchpoint {self.synchpoint or 'none'}; lag {lag}"
+        )
+
+
+class StopRequest:
+    """Set by SIGINT/SIGTERM: the current cycle finishes and commits its state, then the run ends."""
+
+    def __init__(self) -> None:
+        self.requested = False
+
+    def __call__(self, signum, frame) -> None:
+        self.requested = True
+
+    def sleep(self, seconds: float) -> None:
+        deadline = time.monotonic() + seconds
+        while not self.requested and time.monotonic() < deadline:
+            time.sleep(min(0.2, deadline - time.monotonic()))
+
+
+@contextmanager
+def stop_on_signals() -> Iterator[StopRequest]:
+    stop = StopRequest()
+    previous = {number: signal.signal(number, stop) for number in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield stop
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+
+
+def run_session(
+    start: SessionStart, *, progress: Callable[[str], None] = lambda _: None
+) -> list[CycleReport]:
+    """Run a CDC session until stopped (or one cycle with `once`; recover: one, then end)."""
+    if start.start_type not in START_TYPES:
+        raise ValueError(f"start type must be one of {', '.join(START_TYPES)}, not {start.start_type!r}")
+    if start.start_type == "recover" and start.token_file is None:
+        raise TokenFileNeeded(
+            "recover writes the state's restart tokens to a token file: pass --token-file FILE"
+        )
+    registered = load_registrations()
+    tokens = (
+        TokenFile()
+        if start.start_type == "recover"
+        else read_token_file(start.token_file, registered=registered.keys())
+    )
+    home = Path(os.environ.get("LAKEREP_HOME") or ".lakerep")
+    with session_lock(home, start.session), stop_on_signals() as stop:
+        run_vars = {
+            "lakerep_session": start.session,
+            "lakerep_start": start.start_type,
+            "lakerep_run_id": f"{start.session}-{uuid.uuid4()}",
+            "lakerep_restart_tokens": _token_vars(tokens, registered),
+        }
+        reports: list[CycleReport] = []
+        while True:
+            report = _cycle(run_vars, start.dbt_command)
+            reports.append(report)
+            progress(report.line(start.session))
+            if report.recovered and start.start_type != "recover" and not stop.requested:
+                continue  # the cut-off cycle is finished; this run's own first cycle follows
+            if start.once or start.start_type == "recover" or stop.requested:
+                break
+            stop.sleep(_commit_interval(start))
+            if stop.requested:
+                break
+        if start.start_type == "recover":
+            _write_state_to_token_file(start.session, start.token_file)
+            progress(f"session {start.session}: restart tokens written to {start.token_file}")
+        return reports
+
+
+def _cycle(run_vars: dict, dbt_command: str) -> CycleReport:
+    spark = lake_session()
+    before = highest_summarized_batch(spark)
+    outcome = dbt.invoke([dbt_command, "--vars", json.dumps(run_vars)], check=False, quiet=True)
+    if outcome.exit_code != dbt.EXIT_OK:
+        refusal = _refusal(spark, run_vars)
+        if refusal:
+            raise StartRefused(refusal)
+        outcome.raise_for_failure([dbt_command])
+    summary = summarize(spark, before)
+    cycle = spark.sql(
+        f"select * from {relation_name('capture_cycles')} order by cycle_number desc limit 1"
+    ).collect()[0]
+    log_end = spark.sql(f"select max(log_timestamp) from {relation_name('stg_source_log')}").collect()[0][0]
+    lag = (log_end - cycle["synchtime"]).total_seconds() if log_end and cycle["synchtime"] else None
+    return CycleReport(
+        cycle_number=cycle["cycle_number"],
+        run_id=cycle["run_id"],
+        recovered=cycle["run_id"] != run_vars["lakerep_run_id"],
+        records_read=summary.records_landed,
+        row_changes=cycle["row_changes"],
+        uows_committed=cycle["uows_committed"],
+        synchpoint=cycle["synchpoint"],
+        lag_seconds=lag,
+    )
+
+
+def _refusal(spark, run_vars: dict) -> str | None:
+    table = relation_name("restart_decisions")
+    if not spark.catalog.tableExists(table):
+        return None
+    rows = spark.sql(
+        f"select refusal from {table} where refusal is not null "
+        f"and run_id = '{run_vars['lakerep_run_id']}' limit 1"
+    ).collect()
+    return rows[0][0] if rows else None
+
+
+def _token_vars(tokens: TokenFile, registered: dict) -> dict:
+    explicit = []
+    for name, pair in tokens.explicit.items():
+        registration = registered[name]
+        explicit.append(
+            {
+                "source_owner": registration.source_owner,
+                "source_table": registration.source_table,
+                "restart1": pair.restart1,
+                "restart2": pair.restart2,
+            }
+        )
+    special = tokens.special
+    return {
+        "explicit": explicit,
+        "special": {"restart1": special.restart1, "restart2": special.restart2} if special else None,
+    }
+
+
+def _write_state_to_token_file(session: str, path: Path) -> None:
+    spark = lake_session()
+    rows = spark.sql(
+        f"select source_owner, source_table, restart1, restart2 from {relation_name('capture_state')} "
+        f"where session_name = '{session}'"
+    ).collect()
+    write_token_file(
+        path,
+        {f"{row[0]}.{row[1]}": TokenPair(row[2], row[3]) for row in rows},
+        header=f"restart tokens of session {session}, written by lakerep recover from its state",
+    )
+
+
+def _commit_interval(start: SessionStart) -> float:
+    if start.commit_interval is not None:
+        return start.commit_interval
+    import yaml
+
+    from lakerep import PROJECT_DIR
+
+    project = yaml.safe_load((PROJECT_DIR / "dbt_project.yml").read_text(encoding="utf-8"))
+    return float(project["vars"]["commit_interval"])

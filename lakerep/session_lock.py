@@ -1,0 +1,138 @@
+"""One runner per CDC session: a lock file under the lakerep home, held while the session runs.
+
+The lock is locks/<session>.lock holding JSON {pid, host, since}. It appears with its content in
+one step (written to a temporary file, then hard-linked into place, which fails if the lock
+exists), so a reader never sees a half-written lock. A lock left by a process of this host that
+is gone, or a lock file that cannot be read, is taken over; a live process, or one on another
+host, keeps it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import secrets
+import socket
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+
+_SESSION_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_-]{0,63}")
+
+
+class SessionLocked(RuntimeError):
+    """The session's lock is held by another runner."""
+
+    def __init__(self, session: str, holder: dict | None) -> None:
+        holder = holder or {}
+        self.session = session
+        self.pid = holder.get("pid")
+        self.host = holder.get("host")
+        self.since = holder.get("since")
+        super().__init__(
+            f"session {session} is already running (pid {self.pid or '?'}, host {self.host or '?'}, "
+            f"since {self.since or '?'}): stop it first, or wait for it to finish"
+        )
+
+
+@contextmanager
+def session_lock(home: Path, session: str) -> Iterator[None]:
+    """Hold the session's lock for the body of the with statement; SessionLocked if another holds it."""
+    if not _SESSION_NAME.fullmatch(session):
+        raise ValueError(
+            f"session name {session!r} is not valid: it may hold letters, digits, _ and - "
+            "(up to 64, not starting with -)"
+        )
+    lock = home / "locks" / f"{session}.lock"
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    record = {
+        "pid": os.getpid(),
+        "host": socket.gethostname(),
+        "since": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+    }
+    content = json.dumps(record)
+    if not _create(lock, content):
+        text = _read(lock)
+        if text is not None:
+            holder = _holder(text)
+            if holder is not None and not _is_stale(holder):
+                raise SessionLocked(session, holder)
+            _remove_if_unchanged(lock, text)
+        if not _create(lock, content):
+            raise SessionLocked(session, _holder(_read(lock) or ""))
+    try:
+        yield
+    finally:
+        if _read(lock) == content:
+            with contextlib.suppress(FileNotFoundError):
+                lock.unlink()
+
+
+def _create(lock: Path, content: str) -> bool:
+    """Put a lock file holding content in place, unless one exists; True if ours is in place."""
+    temporary = lock.with_name(f".{lock.name}.{secrets.token_hex(4)}.tmp")
+    try:
+        descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        with open(descriptor, "w", encoding="utf-8") as out:
+            out.write(content)
+        os.link(temporary, lock)
+        return True
+    except FileExistsError:
+        return False
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temporary)
+
+
+def _read(lock: Path) -> str | None:
+    """The lock file's text; None if there is none, "" if it cannot be read."""
+    try:
+        return lock.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError):
+        return ""
+
+
+def _holder(text: str) -> dict | None:
+    """The lock's {pid, host, since}; None if it is not such a record."""
+    try:
+        holder = json.loads(text)
+    except ValueError:
+        return None
+    if not isinstance(holder, dict) or type(holder.get("pid")) is not int or holder["pid"] <= 0:
+        return None
+    if not isinstance(holder.get("host"), str) or not isinstance(holder.get("since"), str):
+        return None
+    return holder
+
+
+def _is_stale(holder: dict) -> bool:
+    """True if the holder was a process of this host that no longer runs."""
+    if holder["host"] != socket.gethostname():
+        return False
+    try:
+        os.kill(holder["pid"], 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:  # alive, another user's
+        return False
+    return False
+
+
+def _remove_if_unchanged(lock: Path, stale: str) -> None:
+    """Remove the stale lock file, unless another runner has replaced it since it was read as stale."""
+    aside = lock.with_name(f".{lock.name}.{secrets.token_hex(4)}.stale")
+    try:
+        os.rename(lock, aside)
+    except FileNotFoundError:  # another runner removed it first
+        return
+    try:
+        if _read(aside) != stale:  # a new runner's lock, just taken: put it back
+            with contextlib.suppress(FileExistsError):
+                os.link(aside, lock)
+    finally:
+        os.unlink(aside)

@@ -1,0 +1,50 @@
+{#-
+    SQL of one row: where the previous cycle left Capture (resync_position, the begin of the
+    oldest UOW still open then) and which table said so (resync_source). As DB2 Capture does on a
+    warm start (seed 002): the warm-start table's lowest SEQ; without a usable warm-start row,
+    the register's global SYNCHPOINT, else the UOW table's highest COMMITSEQ, else the CD tables'
+    highest INTENTSEQ; on an empty lake, the lowest position. Read by name: these tables are
+    written later in the cycle that reads this.
+-#}
+{% macro lakerep_resync_position() %}
+    {%- set candidates = [] -%}
+    {%- set warm_start = lakerep_control_relation('warm_start') -%}
+    {%- if warm_start is not none -%}
+        {%- do candidates.append(['warm start table', 'select min(SEQ) from ' ~ warm_start]) -%}
+    {%- endif -%}
+    {%- set register = lakerep_control_relation('register') -%}
+    {%- if register is not none -%}
+        {%- do candidates.append(['register', 'select max(SYNCHPOINT) from ' ~ register ~ " where GLOBAL_RECORD = 'Y'"]) -%}
+    {%- endif -%}
+    {%- set uow = lakerep_control_relation('uow', schema='capture') -%}
+    {%- if uow is not none -%}
+        {%- do candidates.append(['uow table', 'select max(IBMSNAP_COMMITSEQ) from ' ~ uow]) -%}
+    {%- endif -%}
+    {%- set cd_queries = [] -%}
+    {%- for registration in lakerep_registrations() -%}
+        {%- set cd = lakerep_control_relation(lakerep_cd_model_name(registration.source_owner, registration.source_table), schema='capture') -%}
+        {%- if cd is not none -%}
+            {%- do cd_queries.append('select max(IBMSNAP_INTENTSEQ) as position from ' ~ cd) -%}
+        {%- endif -%}
+    {%- endfor -%}
+    {%- if cd_queries -%}
+        {%- do candidates.append(['cd tables', 'select max(position) from (' ~ cd_queries | join(' union all ') ~ ') as cd_positions']) -%}
+    {%- endif %}
+    select
+        coalesce(
+            {%- for label, query in candidates %}
+                ({{ query }}),
+            {%- endfor %}
+            '{{ lakerep_lowest_position() }}'
+        ) as resync_position,
+        {%- if candidates %}
+            case
+                {%- for label, query in candidates %}
+                    when ({{ query }}) is not null then '{{ label }}'
+                {%- endfor %}
+                else 'none'
+            end as resync_source
+        {%- else %}
+            'none' as resync_source
+        {%- endif %}
+{% endmacro %}

@@ -1,0 +1,184 @@
+{{
+    config(
+        materialized='incremental',
+        incremental_strategy='append',
+        on_schema_change='fail',
+    )
+}}
+
+{#-
+    The restart decisions (SPEC §3, §4): one row per (CDC session, source, run), made once, before
+    the run's first cycle: the tokens each source starts from and the rule that chose them
+    (lakerep_restart_rule). warm switches to a cold start when a restart point is no longer in
+    the source log; warmns refuses instead, and warm and warmns refuse a restart point more than
+    LAG_LIMIT minutes behind the end of the log. A refusal stops the run (capture_window).
+-#}
+
+{%- set run = lakerep_run() %}
+{%- set lag_limit_minutes = var('lag_limit') | int %}
+
+with
+
+candidates as (
+    select * from {{ ref('restart_candidates') }}
+    {%- if is_incremental() %}
+        where not exists (
+            select 1 from {{ this }} as decided
+            where
+                decided.session_name = {{ lakerep_string_literal(run.session_name) }}
+                and decided.run_id = {{ lakerep_string_literal(run.run_id) }}
+        )
+    {%- endif %}
+),
+
+session_wide as (
+    select
+        *,
+        -- Oldest available: the oldest pair already assigned (explicit, else state).
+        min(
+            case
+                when explicit_restart1 is not null then concat(explicit_restart1, explicit_restart2)
+                else concat(state_restart1, state_restart2)
+            end
+        ) over (partition by session_name) as oldest_available,
+        -- Oldest supplied: the oldest explicit pair.
+        min(concat(explicit_restart1, explicit_restart2)) over (partition by session_name) as oldest_supplied,
+        max(state_restart1 is not null) over (partition by session_name) as session_has_state
+    from candidates
+),
+
+ruled as (
+    select
+        *,
+        {{ lakerep_restart_rule("start_type != 'cold'") }} as warm_rule,
+        {{ lakerep_restart_rule('false') }} as cold_rule
+    from session_wide
+),
+
+tokens as (
+    select
+        *,
+        {{ lakerep_restart_token('warm_rule', 'restart1') }} as warm_restart1,
+        {{ lakerep_restart_token('warm_rule', 'restart2') }} as warm_restart2,
+        {{ lakerep_restart_token('cold_rule', 'restart1') }} as cold_restart1,
+        {{ lakerep_restart_token('cold_rule', 'restart2') }} as cold_restart2
+    from ruled
+),
+
+pruned as (
+    select
+        *,
+        coalesce(warm_restart1 < log_oldest_position, false) as restart_point_pruned,
+        max(coalesce(warm_restart1 < log_oldest_position, false))
+            over (partition by session_name) as session_restart_pruned
+    from tokens
+),
+
+switched as (
+    select
+        *,
+        start_type = 'cold' or (start_type = 'warm' and session_restart_pruned) as cold_start,
+        start_type = 'warm' and session_restart_pruned as automatic_cold_start
+    from pruned
+),
+
+decided as (
+    select
+        *,
+        case when automatic_cold_start then 'automatic cold start' else warm_rule end as restart_rule,
+        case
+            when automatic_cold_start then greatest(cold_restart1, coalesce(log_oldest_position, cold_restart1))
+            else warm_restart1
+        end as restart1,
+        case when automatic_cold_start then cold_restart2 else warm_restart2 end as restart2
+    from switched
+),
+
+log_records as (
+    select
+        log_position,
+        log_timestamp
+    from {{ ref('stg_source_log') }}
+),
+
+restart_times as (
+    -- Source time of the first record at or after each restart point, for LAG_LIMIT.
+    select
+        decided.source_owner,
+        decided.source_table,
+        min_by(log_records.log_timestamp, log_records.log_position) as restart_time
+    from decided
+    inner join log_records on decided.restart1 <= log_records.log_position
+    where decided.start_type in ('warm', 'warmns') and not decided.cold_start
+    group by decided.source_owner, decided.source_table
+),
+
+log_end as (
+    select max(log_timestamp) as log_end_time from log_records
+),
+
+lagged as (
+    select
+        decided.*,
+        restart_times.restart_time,
+        cast(
+            floor((unix_timestamp(log_end.log_end_time) - unix_timestamp(restart_times.restart_time)) / 60)
+            as bigint
+        ) as lag_minutes
+    from decided
+    left join restart_times
+        on
+            decided.source_owner = restart_times.source_owner
+            and decided.source_table = restart_times.source_table
+    cross join log_end
+),
+
+decision_rows as (
+    select
+        session_name,
+        run_id,
+        start_type,
+        source_owner,
+        source_table,
+        restart1,
+        restart2,
+        restart_rule,
+        cold_start,
+        state_restart1,
+        state_restart2,
+        case
+            when start_type = 'warmns' and restart_point_pruned
+                then
+                    concat(
+                        'ASN0122E session ', session_name, ' cannot warm start: the restart point of ',
+                        source_owner, '.', source_table, ' (RESTART1 ', warm_restart1,
+                        ') is no longer in the source log, whose oldest position is ', log_oldest_position,
+                        '; warmns never switches to a cold start. Start with --start cold (re-reads the log',
+                        ' from its oldest position and discards the CD and UOW rows), or restore the pruned log'
+                    )
+            when lag_minutes > {{ lag_limit_minutes }} then concat(
+                'ASN0123E session ', session_name, ' cannot warm start: the restart point of ',
+                source_owner, '.', source_table, ' (RESTART1 ', restart1, ', ', restart_time,
+                ') is ', lag_minutes, ' minutes behind the end of the log, more than LAG_LIMIT (',
+                {{ lag_limit_minutes }}, ' minutes). Start with --start cold, or raise lag_limit',
+                ' (--vars "lag_limit: N")'
+            )
+        end as refusal,
+        case
+            when automatic_cold_start and restart_point_pruned
+                then
+                    concat(
+                        'ASN0102W the restart point of ', source_owner, '.', source_table, ' (RESTART1 ',
+                        warm_restart1, ') is no longer in the source log (oldest position ', log_oldest_position,
+                        '): automatic cold start, reading from RESTART1 ', restart1, ', RESTART2 ', restart2
+                    )
+            else concat(
+                'ASN0100I ', upper(start_type), ' start of session ', session_name, ': ', source_owner, '.',
+                source_table, ' restarts at RESTART1 ', restart1, ', RESTART2 ', restart2, ' (', restart_rule, ')'
+            )
+        end as message,
+        current_timestamp() as decided_at
+    from lagged
+)
+
+select * from decision_rows
