@@ -109,7 +109,8 @@ def run_session(
         if start.start_type == "recover"
         else read_token_file(start.token_file, registered=registered.keys())
     )
-    home = Path(os.environ.get("LAKEREP_HOME") or ".lakerep")
+    dbt.use_project_paths()
+    home = Path(os.environ["LAKEREP_HOME"])
     with session_lock(home, start.session), stop_on_signals() as stop:
         run_vars = {
             "lakerep_session": start.session,
