@@ -145,23 +145,28 @@ def bench(records: int, cycle_records: int, seed: int, batch_records: int) -> No
             click.echo(line)
 
 
+# The errors a user can cause, and their exit codes (DbtFailed carries dbt's own).
+_USER_ERRORS = {
+    StartRefused: EXIT_START_REFUSED,
+    SessionLocked: EXIT_SESSION_LOCKED,
+    LandingNotEmpty: EXIT_USER_ERROR,
+    RegistrationError: EXIT_USER_ERROR,
+    TokenFileError: EXIT_USER_ERROR,
+    TokenFileNeeded: EXIT_USER_ERROR,
+    ValueError: EXIT_USER_ERROR,
+}
+
+
 @contextmanager
 def _user_errors() -> Iterator[None]:
     """Errors a user can cause end the command with one line and a documented exit code."""
     try:
         yield
-    except dbt.DbtFailed as error:
+    except (dbt.DbtFailed, *_USER_ERRORS) as error:
         click.echo(f"lakerep: {error}", err=True)
-        sys.exit(error.exit_code)
-    except StartRefused as error:
-        click.echo(f"lakerep: {error}", err=True)
-        sys.exit(EXIT_START_REFUSED)
-    except SessionLocked as error:
-        click.echo(f"lakerep: {error}", err=True)
-        sys.exit(EXIT_SESSION_LOCKED)
-    except (LandingNotEmpty, RegistrationError, TokenFileError, TokenFileNeeded, ValueError) as error:
-        click.echo(f"lakerep: {error}", err=True)
-        sys.exit(EXIT_USER_ERROR)
+        if isinstance(error, dbt.DbtFailed):
+            sys.exit(error.exit_code)
+        sys.exit(next(code for kind, code in _USER_ERRORS.items() if isinstance(error, kind)))
 
 
 if __name__ == "__main__":

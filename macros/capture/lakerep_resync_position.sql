@@ -31,20 +31,14 @@
         {%- do candidates.append(['cd tables', 'select max(position) from (' ~ cd_queries | join(' union all ') ~ ') as cd_positions']) -%}
     {%- endif %}
     select
-        coalesce(
-            {%- for label, query in candidates %}
-                ({{ query }}),
-            {%- endfor %}
-            '{{ lakerep_lowest_position() }}'
-        ) as resync_position,
-        {%- if candidates %}
-            case
-                {%- for label, query in candidates %}
-                    when ({{ query }}) is not null then '{{ label }}'
-                {%- endfor %}
-                else 'none'
-            end as resync_source
-        {%- else %}
-            'none' as resync_source
-        {%- endif %}
+        coalesce(min_by(position, priority), '{{ lakerep_lowest_position() }}') as resync_position,
+        coalesce(min_by(label, priority), 'none') as resync_source
+    from (
+        select cast(null as int) as priority, cast(null as string) as label, cast(null as string) as position
+        {%- for label, query in candidates %}
+            union all
+            select {{ loop.index }}, '{{ label }}', ({{ query }})
+        {%- endfor %}
+    ) as probes
+    where position is not null
 {% endmacro %}

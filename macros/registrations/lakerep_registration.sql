@@ -18,11 +18,11 @@
 {%- endmacro %}
 
 
-{#- A Jinja value as a SQL string literal (quotes doubled), or a typed null. -#}
+{#- A Jinja value as a Spark SQL string literal (backslash and quote escaped), or a typed null. -#}
 {% macro lakerep_string_literal(value) -%}
     {%- if value is none -%}
         cast(null as string)
     {%- else -%}
-        '{{ value | replace("'", "''") }}'
+        '{{ value | replace("\\", "\\\\") | replace("'", "\\'") }}'
     {%- endif -%}
 {%- endmacro %}

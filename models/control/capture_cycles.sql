@@ -11,7 +11,7 @@
     registered source): the cycle's figures, and the source's restart token pair after it, which
     is the CDC session's state (capture_state). RESTART1 is the first change to the source of
     the oldest UOW still in flight, else the highest position read; RESTART2 the highest commit
-    read (UOWs committed at or before it are fully processed). A cycle cut off before these rows
+    read, the register's synchpoint (UOWs committed at or before it are fully processed). A cycle cut off before these rows
     are written is finished by the next invocation.
 -#}
 
@@ -46,9 +46,7 @@ resync as (
 ),
 
 log_read as (
-    select
-        max(log_position) as highest_position_read,
-        max(case when record_type = 'C' then log_position end) as highest_commit_read
+    select max(log_position) as highest_position_read
     from {{ ref('stg_source_log') }}
     where {{ lakerep_in_session_read(window) }}
 ),
@@ -94,7 +92,7 @@ cycle_rows as (
             per_source.in_flight_restart1,
             greatest(log_read.highest_position_read, previous_cycle.highest_position_read, capture_window.restart1)
         ) as restart1,
-        greatest(log_read.highest_commit_read, capture_window.restart2) as restart2,
+        greatest(global_record.capture_synchpoint, capture_window.restart2) as restart2,
         greatest(log_read.highest_position_read, previous_cycle.highest_position_read)
             as highest_position_read,
         global_record.capture_synchpoint as synchpoint,

@@ -91,8 +91,11 @@ new_cycle as (
     cross join last_cycle
     cross join last_window
     cross join resync
-    -- A cold start does no recovery: it begins a new cycle even after one was cut off.
-    where {{ 'true' if run.start_type == 'cold' else 'not ' ~ lakerep_cycle_cut_off() }}
+    -- While the last window has no commit record the cycle was cut off, and this invocation
+    -- finishes it; a cold start does no recovery: it begins a new cycle.
+    where
+        {{ 'true' if run.start_type == 'cold' else 'false' }}
+        or coalesce(last_window.cycle_number, 0) <= coalesce(last_cycle.cycle_number, 0)
 ),
 
 sources as (

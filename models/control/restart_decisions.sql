@@ -20,15 +20,9 @@
 with
 
 candidates as (
+    -- A literal filter, so the later cycles of a run that has decided read neither log.
     select * from {{ ref('restart_candidates') }}
-    {%- if is_incremental() %}
-        where not exists (
-            select 1 from {{ this }} as decided
-            where
-                decided.session_name = {{ lakerep_string_literal(run.session_name) }}
-                and decided.run_id = {{ lakerep_string_literal(run.run_id) }}
-        )
-    {%- endif %}
+    where {{ 'false' if lakerep_run_has_decided(run) else 'true' }}
 ),
 
 session_wide as (

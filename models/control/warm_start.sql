@@ -36,16 +36,16 @@ previously_open as (
 newly_changed as (
     select
         uow_id,
-        min(log_position) as seq,
-        min_by(auth_token, log_position) as auth_token,
-        min_by(auth_id, log_position) as auth_id,
-        min(log_timestamp) as uow_time
+        log_position as seq,
+        auth_token,
+        auth_id,
+        log_timestamp as uow_time
     from log_records
     where is_registered_table
-    group by uow_id
 ),
 
 candidates as (
+    -- Each UOW's first change: from the rows held (open at the last cycle) and the records read.
     select
         uow_id,
         min(seq) as seq,
