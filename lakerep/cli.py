@@ -9,19 +9,21 @@ from pathlib import Path
 
 import click
 
-from lakerep import dbt
+from lakerep import apply_commands, dbt
+from lakerep.critical_section import CriticalSectionBusy
 from lakerep.lake import lake_session, reset_lake
 from lakerep.pipeline import LandingNotEmpty, land_workload, run_cycle
 from lakerep.registrations import RegistrationError
 from lakerep.session import START_TYPES, SessionStart, StartRefused, TokenFileNeeded, run_session
-from lakerep.session_lock import SessionLocked
+from lakerep.session_lock import SessionActive, SessionLocked
 from lakerep.summary import capture_line
 from lakerep.token_file import TokenFileError
 
 # Exit codes (README): dbt's own (0 ok, 1 model or test errors, 2 crash), then ours.
 EXIT_USER_ERROR = 3  # bad option, token file or registration: the message says what to fix
 EXIT_START_REFUSED = 4  # warmns with the restart point pruned from the log, or LAG_LIMIT
-EXIT_SESSION_LOCKED = 5  # another runner holds the session
+EXIT_SESSION_LOCKED = 5  # another runner holds the session, or a session is running (refresh,
+# mark-external-refresh, prune), or the lake's critical section stayed busy
 
 
 def _echo(message: str) -> None:
@@ -72,16 +74,80 @@ def generate(records: int, seed: int, batch_records: int, landing_order: str, fr
     type=click.FloatRange(min=0),
     help="Seconds between cycles (default: the commit_interval var).",
 )
+@click.option(
+    "--prune-interval",
+    type=click.FloatRange(min=0),
+    help="Seconds between prunes of the CD and UOW tables (default: the prune_interval var).",
+)
+@click.option(
+    "--capture-only",
+    is_flag=True,
+    help="Run Capture's models only; Apply (models/apply) catches up in a later full cycle.",
+)
 def run(
-    session: str, start_type: str, token_file: Path | None, once: bool, commit_interval: float | None
+    session: str,
+    start_type: str,
+    token_file: Path | None,
+    once: bool,
+    commit_interval: float | None,
+    prune_interval: float | None,
+    capture_only: bool,
 ) -> None:
-    """Run a CDC session: a capture cycle (dbt build) every COMMIT_INTERVAL until Ctrl-C or
-    SIGTERM, which finish the current cycle and commit its state. One progress line per cycle."""
+    """Run a CDC session: a Capture and Apply cycle (dbt build) every COMMIT_INTERVAL until
+    Ctrl-C or SIGTERM, which finish the current cycle and commit its state; a cycle every
+    PRUNE_INTERVAL also prunes. One progress line per cycle."""
     with _user_errors():
         run_session(
-            SessionStart(session, start_type, token_file, once, commit_interval),
+            SessionStart(
+                session,
+                start_type,
+                token_file,
+                once,
+                commit_interval,
+                prune_interval,
+                capture_only=capture_only,
+            ),
             progress=_echo,
         )
+
+
+@main.command()
+@click.option("--member", "target_table", required=True, help="The member's target table.")
+def refresh(target_table: str) -> None:
+    """Request a full refresh of a subscription member: the next Apply cycle of its set reloads it
+    from a source snapshot. Refused while a session runs."""
+    with _user_errors():
+        for line in apply_commands.mark(target_table, "refresh"):
+            _echo(line)
+
+
+@main.command("mark-external-refresh")
+@click.option("--member", "target_table", required=True, help="The member's target table.")
+@click.option("--start", "start", metavar="POS", help="Log position where the unload started.")
+@click.option("--end", "end", metavar="POS", help="Log position where the unload ended.")
+@click.option("--unload-start", is_flag=True, help="An unload starts now: record the end of the log.")
+@click.option(
+    "--unload-end", is_flag=True, help="The unload started by --unload-start ended now: record the window."
+)
+def mark_external_refresh(
+    target_table: str, start: str | None, end: str | None, unload_start: bool, unload_end: bool
+) -> None:
+    """Record a refresh of a member done by another tool (positions: 20 hex digits): Apply
+    discards changes up to the start, mitigates errors up to the end, then mirrors. Refused,
+    with nothing written, while a session runs, or when the window does not fit the log."""
+    with _user_errors():
+        kind = apply_commands.external_kind(start, end, unload_start, unload_end)
+        for line in apply_commands.mark(target_table, kind, start, end):
+            _echo(line)
+
+
+@main.command()
+def prune() -> None:
+    """Prune the CD and UOW tables now (a running session prunes every PRUNE_INTERVAL).
+    Refused while a session runs."""
+    with _user_errors():
+        for line in apply_commands.prune():
+            _echo(line)
 
 
 @main.command()
@@ -149,6 +215,9 @@ def bench(records: int, cycle_records: int, seed: int, batch_records: int) -> No
 _USER_ERRORS = {
     StartRefused: EXIT_START_REFUSED,
     SessionLocked: EXIT_SESSION_LOCKED,
+    SessionActive: EXIT_SESSION_LOCKED,
+    CriticalSectionBusy: EXIT_SESSION_LOCKED,
+    dbt.OperationRejected: EXIT_USER_ERROR,
     LandingNotEmpty: EXIT_USER_ERROR,
     RegistrationError: EXIT_USER_ERROR,
     TokenFileError: EXIT_USER_ERROR,

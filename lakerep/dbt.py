@@ -7,6 +7,7 @@ runner, the loader and the tests take that same session afterwards (see `spark_s
 
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import dataclass
 
@@ -18,6 +19,10 @@ PROFILES_DIR = PROJECT_DIR / "profiles"
 EXIT_OK = 0
 EXIT_MODEL_ERRORS = 1
 EXIT_CRASH = 2
+
+
+class OperationRejected(ValueError):
+    """A macro run by `run_operation` refused its arguments (a compile error it raised)."""
 
 
 class DbtFailed(RuntimeError):
@@ -33,6 +38,7 @@ class DbtOutcome:
     exit_code: int
     result: object
     detail: str = ""  # what failed, when it did
+    messages: tuple[str, ...] = ()  # the macros' log(..., info=True) lines (run_operation)
 
     def raise_for_failure(self, args: list[str]) -> None:
         if self.exit_code != EXIT_OK:
@@ -45,8 +51,11 @@ def use_project_paths() -> None:
     os.environ.setdefault("LAKEREP_LOG4J", str(PROFILES_DIR / "log4j2.properties"))
 
 
-def invoke(args: list[str], *, check: bool = True, quiet: bool = False) -> DbtOutcome:
-    """Run one dbt command against this project; raise DbtFailed when `check` and it fails."""
+def invoke(
+    args: list[str], *, check: bool = True, quiet: bool = False, callbacks: list | None = None
+) -> DbtOutcome:
+    """Run one dbt command against this project; raise DbtFailed when `check` and it fails.
+    `callbacks` receive every event dbt fires, whatever is shown."""
     from dbt.cli.main import dbtRunner
 
     use_project_paths()
@@ -59,7 +68,7 @@ def invoke(args: list[str], *, check: bool = True, quiet: bool = False) -> DbtOu
     ]
     if quiet:
         full_args = ["--quiet", *full_args]
-    outcome = dbtRunner().invoke(full_args)
+    outcome = dbtRunner(callbacks=callbacks).invoke(full_args)
     if outcome.exception is not None:
         exit_code = EXIT_CRASH
     elif outcome.success:
@@ -72,11 +81,54 @@ def invoke(args: list[str], *, check: bool = True, quiet: bool = False) -> DbtOu
     return result
 
 
+def run_operation(macro: str, macro_args: dict) -> DbtOutcome:
+    """Run one macro (dbt run-operation) with dbt's console output off (logs/dbt.log keeps it).
+
+    The outcome's messages are the macro's log(..., info=True) lines; a compile error the macro
+    raises (its refusal) is OperationRejected with the macro's message, any other failure DbtFailed.
+    """
+    messages: list[str] = []
+    errors: list[str] = []
+
+    def collect(event) -> None:
+        if event.info.name == "JinjaLogInfo":
+            messages.append(event.data.msg)
+        elif event.info.name in ("RunningOperationCaughtError", "RunningOperationUncaughtError"):
+            errors.append(event.data.exc)
+
+    args = ["run-operation", macro, "--args", json.dumps(macro_args)]
+    outcome = invoke(
+        ["--log-level", "none", "--log-level-file", "debug", *args], check=False, callbacks=[collect]
+    )
+    if outcome.exit_code != EXIT_OK:
+        rejection = _compile_error_message(errors[0]) if errors else None
+        if rejection:
+            raise OperationRejected(rejection)
+        detail = errors[0].strip().splitlines()[0] if errors else outcome.detail
+        raise DbtFailed(args[:2], outcome.exit_code, detail)
+    return DbtOutcome(outcome.exit_code, outcome.result, messages=tuple(messages))
+
+
+def _compile_error_message(error: str) -> str | None:
+    """The message of a compile error raised by a macro (without dbt's header and call stack)."""
+    lines = [line.strip() for line in error.splitlines()]
+    headers = [number for number, line in enumerate(lines) if line.startswith("Compilation Error")]
+    if not headers:
+        return None
+    message = []
+    for line in lines[headers[0] + 1 :]:
+        if not line or line.startswith(">"):
+            break
+        message.append(line)
+    return " ".join(message) or None
+
+
 def _failure_detail(outcome) -> str:
     if outcome.exception is not None:
         return str(outcome.exception).strip().splitlines()[0]
     failures = [
-        f"{getattr(result.node, 'name', '?')}: {_first_line(result.message) or result.status}"
+        f"{getattr(getattr(result, 'node', None), 'name', None) or getattr(result, 'unique_id', '?')}: "
+        f"{_first_line(result.message) or result.status}"
         for result in getattr(outcome.result, "results", []) or []
         if str(result.status) in {"error", "fail", "runtime error"}
     ]

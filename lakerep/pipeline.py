@@ -11,6 +11,9 @@ from lakerep.lake import lake_session
 from lakerep.summary import RunSummary, highest_summarized_batch, summarize
 from lakerep.workload.generator import Workload, WorkloadConfig
 
+APPLY_MODELS = "path:models/apply"
+"""dbt selector of Apply's models (subscriptions, targets, pruning): `--exclude` it to run Capture alone."""
+
 
 class LandingNotEmpty(RuntimeError):
     """Generating into a lake that already holds a log would collide with its positions."""
@@ -67,13 +70,20 @@ class CycleResult:
     model_seconds: dict[str, float]
 
 
-def run_cycle(*, quiet: bool = False, command: str = "build", select: str | None = None) -> CycleResult:
+def run_cycle(
+    *, quiet: bool = False, command: str = "build", select: str | None = None, capture_only: bool = False
+) -> CycleResult:
     """One pipeline cycle: `dbt build` of the whole project (or `dbt run`: the same models
-    without the data tests; `select` narrows it), then the summary of what it read."""
+    without the data tests; `select` narrows it; `capture_only` leaves Apply out), then the
+    summary of what it read."""
     spark = lake_session()
     before = highest_summarized_batch(spark)
     started = time.perf_counter()
-    outcome = dbt.invoke([command, *(["--select", select] if select else [])], quiet=quiet)
+    selection = [
+        *(["--select", select] if select else []),
+        *(["--exclude", APPLY_MODELS] if capture_only else []),
+    ]
+    outcome = dbt.invoke([command, *selection], quiet=quiet)
     seconds = time.perf_counter() - started
     model_seconds = {
         result.node.name: result.execution_time

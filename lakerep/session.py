@@ -1,9 +1,10 @@
 """CDC sessions (SPEC §4): start types, the cycle loop, stopping, recover.
 
 The runner only drives: it parses the token file, takes the session lock and passes the run to
-dbt as vars. Which tokens each source restarts from, whether a warm start turns cold or is
-refused, and whether a cut-off cycle is finished first, are SQL (restart_decisions,
-capture_window).
+dbt as vars, each cycle inside the lake's critical section; every PRUNE_INTERVAL a cycle also
+prunes (var lakerep_prune, SPEC §6). Which tokens each source restarts from, whether a warm start
+turns cold or is refused, and whether a cut-off cycle is finished first, are SQL
+(restart_decisions, capture_window).
 """
 
 from __future__ import annotations
@@ -19,7 +20,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lakerep import dbt
+from lakerep.critical_section import critical_section
 from lakerep.lake import lake_session
+from lakerep.pipeline import APPLY_MODELS
 from lakerep.registrations import load_registrations
 from lakerep.session_lock import session_lock
 from lakerep.summary import highest_summarized_batch, relation_name, summarize
@@ -43,7 +46,9 @@ class SessionStart:
     token_file: Path | None = None
     once: bool = False
     commit_interval: float | None = None  # seconds; None: the commit_interval var
+    prune_interval: float | None = None  # seconds; None: the prune_interval var
     dbt_command: str = "build"
+    capture_only: bool = False  # Capture's models only; Apply catches up in a later full cycle
 
 
 @dataclass(frozen=True)
@@ -56,6 +61,7 @@ class CycleReport:
     uows_committed: int
     synchpoint: str | None
     lag_seconds: float | None
+    pruned: bool = False  # the cycle pruned the CD and UOW tables
 
     def line(self, session: str) -> str:
         kind = "recovery cycle" if self.recovered else "cycle"
@@ -63,7 +69,7 @@ class CycleReport:
         return (
             f"session {session} {kind} {self.cycle_number}: {self.records_read:,} records read, "
             f"{self.row_changes:,} row changes, {self.uows_committed:,} UOWs committed; "
-            f"synchpoint {self.synchpoint or 'none'}; lag {lag}"
+            f"synchpoint {self.synchpoint or 'none'}; lag {lag}{'; pruned' if self.pruned else ''}"
         )
 
 
@@ -119,15 +125,21 @@ def run_session(
             "lakerep_restart_tokens": _token_vars(tokens, registered),
         }
         reports: list[CycleReport] = []
+        continuous = not start.once and start.start_type != "recover"
+        prune_interval = _interval(start.prune_interval, "prune_interval")
+        last_prune = time.monotonic()
         while True:
-            report = _cycle(run_vars, start.dbt_command)
+            prune = continuous and bool(reports) and prune_due(time.monotonic(), last_prune, prune_interval)
+            if prune:
+                last_prune = time.monotonic()
+            report = _cycle(home, {**run_vars, "lakerep_prune": prune}, _dbt_args(start))
             reports.append(report)
             progress(report.line(start.session))
             if report.recovered and start.start_type != "recover" and not stop.requested:
                 continue  # the cut-off cycle is finished; this run's own first cycle follows
             if start.once or start.start_type == "recover" or stop.requested:
                 break
-            stop.sleep(_commit_interval(start))
+            stop.sleep(_interval(start.commit_interval, "commit_interval"))
             if stop.requested:
                 break
         if start.start_type == "recover":
@@ -136,15 +148,26 @@ def run_session(
         return reports
 
 
-def _cycle(run_vars: dict, dbt_command: str) -> CycleReport:
-    spark = lake_session()
-    before = highest_summarized_batch(spark)
-    outcome = dbt.invoke([dbt_command, "--vars", json.dumps(run_vars)], check=False, quiet=True)
+def prune_due(now: float, last_prune: float, interval: float) -> bool:
+    """A continuous run prunes in a cycle (never its first) once PRUNE_INTERVAL seconds have
+    passed since it last pruned, or since it started."""
+    return now - last_prune >= interval
+
+
+def _dbt_args(start: SessionStart) -> list[str]:
+    return [start.dbt_command, *(["--exclude", APPLY_MODELS] if start.capture_only else [])]
+
+
+def _cycle(home: Path, run_vars: dict, dbt_args: list[str]) -> CycleReport:
+    with critical_section(home):
+        spark = lake_session()
+        before = highest_summarized_batch(spark)
+        outcome = dbt.invoke([*dbt_args, "--vars", json.dumps(run_vars)], check=False, quiet=True)
     if outcome.exit_code != dbt.EXIT_OK:
         refusal = _refusal(spark, run_vars)
         if refusal:
             raise StartRefused(refusal)
-        outcome.raise_for_failure([dbt_command])
+        outcome.raise_for_failure(dbt_args)
     summary = summarize(spark, before)
     cycle = spark.sql(
         f"select * from {relation_name('capture_cycles')} order by cycle_number desc limit 1"
@@ -160,6 +183,7 @@ def _cycle(run_vars: dict, dbt_command: str) -> CycleReport:
         uows_committed=cycle["uows_committed"],
         synchpoint=cycle["synchpoint"],
         lag_seconds=lag,
+        pruned=run_vars.get("lakerep_prune", False),
     )
 
 
@@ -206,12 +230,13 @@ def _write_state_to_token_file(session: str, path: Path) -> None:
     )
 
 
-def _commit_interval(start: SessionStart) -> float:
-    if start.commit_interval is not None:
-        return start.commit_interval
+def _interval(given: float | None, var: str) -> float:
+    """Seconds: the option given, else the project's var (commit_interval, prune_interval)."""
+    if given is not None:
+        return given
     import yaml
 
     from lakerep import PROJECT_DIR
 
     project = yaml.safe_load((PROJECT_DIR / "dbt_project.yml").read_text(encoding="utf-8"))
-    return float(project["vars"]["commit_interval"])
+    return float(project["vars"][var])

@@ -4,7 +4,8 @@ The lock is locks/<session>.lock holding JSON {pid, host, since}. It appears wit
 one step (written to a temporary file, then hard-linked into place, which fails if the lock
 exists), so a reader never sees a half-written lock. A lock left by a process of this host that
 is gone, or a lock file that cannot be read, is taken over; a live process, or one on another
-host, keeps it.
+host, keeps it. While any session's lock is kept so, the subscriptions are active
+(refuse_if_active): refresh, mark-external-refresh and prune wait for the runner to stop.
 """
 
 from __future__ import annotations
@@ -36,6 +37,27 @@ class SessionLocked(RuntimeError):
             f"session {session} is already running (pid {self.pid or '?'}, host {self.host or '?'}, "
             f"since {self.since or '?'}): stop it first, or wait for it to finish"
         )
+
+
+class SessionActive(RuntimeError):
+    """A live runner holds a session, so the subscriptions are active (SPEC §5)."""
+
+    def __init__(self, session: str, holder: dict) -> None:
+        self.session = session
+        super().__init__(
+            f"subscription is active: session {session} is running (pid {holder['pid']}, "
+            f"host {holder['host']}, since {holder['since']}): stop it first"
+        )
+
+
+def refuse_if_active(home: Path) -> None:
+    """SessionActive naming a session whose lock a live runner holds (a dead runner's lock does
+    not count); nothing if none does."""
+    for lock in sorted((home / "locks").glob("*.lock")):
+        session = lock.name.removesuffix(".lock")
+        holder = _holder(_read(lock) or "")
+        if _SESSION_NAME.fullmatch(session) and holder is not None and not _is_stale(holder):
+            raise SessionActive(session, holder)
 
 
 @contextmanager

@@ -5,6 +5,12 @@
     Arguments: registration; window — lakerep_capture_window().
 -#}
 {% macro lakerep_snapshot_rows(registration, window) %}
+    {{ lakerep_snapshot_image_rows(registration, lakerep_in_capture_window(window)) }}
+{% endmacro %}
+
+
+{#- The same rows, of the snapshots the SQL predicate picks (over stg_source_snapshot). -#}
+{% macro lakerep_snapshot_image_rows(registration, predicate) %}
     select
         unload_start_position as IBMSNAP_COMMITSEQ,
         unload_start_position as IBMSNAP_INTENTSEQ,
@@ -19,7 +25,7 @@
             {{ lakerep_parse_image('row_image', registration) }} as snapshot_row
         from {{ ref('stg_source_snapshot') }}
         where
-            {{ lakerep_in_capture_window(window) }}
+            {{ predicate }}
             and source_owner = '{{ registration.source_owner }}'
             and source_table = '{{ registration.source_table }}'
     ) as parsed

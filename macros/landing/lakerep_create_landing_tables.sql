@@ -7,6 +7,7 @@
     {% if execute %}
         {% set source_log = source('lakerep_raw', 'source_log') %}
         {% set source_snapshot = source('lakerep_raw', 'source_snapshot') %}
+        {% set refresh_markers = source('lakerep_raw', 'refresh_markers') %}
         {% do run_query('create schema if not exists ' ~ source_log.schema) %}
         {% call statement('create_source_log') %}
             create table if not exists {{ source_log }} (
@@ -34,6 +35,19 @@
                 row_image string not null,
                 landing_batch bigint not null,
                 landed_at timestamp not null
+            ) using delta
+        {% endcall %}
+        {% call statement('create_refresh_markers') %}
+            create table if not exists {{ refresh_markers }} (
+                marker_id string not null,
+                kind string not null,
+                apply_qual string not null,
+                set_name string not null,
+                target_table string not null,
+                refresh_start string,
+                refresh_end string,
+                marked_at timestamp not null,
+                marked_by string not null
             ) using delta
         {% endcall %}
     {% endif %}

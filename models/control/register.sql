@@ -11,7 +11,10 @@
     (GLOBAL_RECORD = 'Y') that carries Capture's synchpoint. Rewritten every cycle from the
     previous rows and the changes committed in the capture window: CD_NEW_SYNCHPOINT is the
     commit position of the latest committed change in the CD table, CD_OLD_SYNCHPOINT the
-    oldest (pruning moves it up), SYNCHPOINT/SYNCHTIME the last commit Capture has read.
+    commit position after which every committed change is still in the CD table: the source's
+    RESTART2 when Capture first read it, moved up by pruning (lakerep_prune_changes updates it in
+    place) and, on a cold start, to the synchpoint Capture had reached (the CD table is emptied,
+    so a member behind it has a gap). SYNCHPOINT/SYNCHTIME: the last commit Capture has read.
 -#}
 
 {%- set window = lakerep_capture_window() %}
@@ -60,7 +63,6 @@ committed_in_window as (
         select
             '{{ entry.source_owner }}' as source_owner,
             '{{ entry.source_table }}' as source_table,
-            min(IBMSNAP_COMMITSEQ) as oldest_commitseq,
             max(IBMSNAP_COMMITSEQ) as newest_commitseq
         from ({{ lakerep_committed_changes(entry.cd, registration, window) }}) as committed_changes
         {{ 'union all' if not loop.last }}
@@ -81,7 +83,8 @@ registrations as (
             '{{ "Y" if registration.ccd_condensed else "N" }}' as ccd_condensed,
             '{{ "Y" if registration.ccd_complete else "N" }}' as ccd_complete,
             {{ lakerep_string_literal(registration.before_image_prefix) }} as before_img_prefix,
-            '{{ "Y" if registration.key_updates_as_delete_insert else "N" }}' as partition_keys_chg
+            '{{ "Y" if registration.key_updates_as_delete_insert else "N" }}' as partition_keys_chg,
+            '{{ lakerep_source_window(window, registration).restart2 }}' as read_after
         {{ 'union all' if not loop.last }}
     {% endfor %}
 ),
@@ -99,7 +102,11 @@ source_rows as (
         registrations.cd_table as CD_TABLE,
         registrations.cd_owner as PHYS_CHANGE_OWNER,
         registrations.cd_table as PHYS_CHANGE_TABLE,
-        coalesce(previous.CD_OLD_SYNCHPOINT, committed_in_window.oldest_commitseq) as CD_OLD_SYNCHPOINT,
+        {%- if window.cold_start %}
+            greatest(previous.CD_OLD_SYNCHPOINT, previous_global.SYNCHPOINT, registrations.read_after)
+        {%- else %}
+            coalesce(previous.CD_OLD_SYNCHPOINT, registrations.read_after)
+        {%- endif %} as CD_OLD_SYNCHPOINT,
         greatest(previous.CD_NEW_SYNCHPOINT, committed_in_window.newest_commitseq) as CD_NEW_SYNCHPOINT,
         cast(registrations.disable_refresh as smallint) as DISABLE_REFRESH,
         registrations.ccd_owner as CCD_OWNER,
@@ -124,6 +131,8 @@ source_rows as (
             registrations.source_owner = previous.SOURCE_OWNER
             and registrations.source_table = previous.SOURCE_TABLE
             and previous.GLOBAL_RECORD = 'N'
+    -- Read only on a cold start.
+    left join previous as previous_global on previous_global.GLOBAL_RECORD = 'Y'  -- noqa: ST11
 ),
 
 global_record as (

@@ -21,11 +21,11 @@ REGISTRATIONS = load_registrations()
 def run_cycle_twice(spark) -> None:
     """A cycle, then the same cycle again as if the first had been cut off just before its
     commit record (the capture_cycles row): the second reads the same window once more."""
-    run_cycle(quiet=True, command="run")
+    run_cycle(quiet=True, command="run", capture_only=True)
     cycles = relation_name("capture_cycles")
     last = spark.sql(f"select max(cycle_number) from {cycles}").collect()[0][0]
     spark.sql(f"delete from {cycles} where cycle_number = {last}")
-    run_cycle(quiet=True, command="run")
+    run_cycle(quiet=True, command="run", capture_only=True)
 
 
 def capture_cycles(spark, workload, cycles: int) -> None:
@@ -102,7 +102,7 @@ def test_reading_every_cycle_again_changes_nothing(spark, captured):
     # Without windows and state, the next run starts with null tokens: it reads the whole log again.
     spark.sql(f"delete from {relation_name('capture_cycles')}")
     spark.sql(f"delete from {relation_name('capture_window')}")
-    run_cycle(quiet=True, command="run")
+    run_cycle(quiet=True, command="run", capture_only=True)
     check_against_oracle(spark, captured)
     for model in ["uow", *(cd_model_name(registration) for registration in REGISTRATIONS.values())]:
         table = relation_name(model)

@@ -33,9 +33,9 @@ def captured(spark):
     landing.land_log_records(spark, first.records)
     for snapshot in snapshots.values():
         landing.land_snapshot_rows(spark, snapshot.to_landing_rows())
-    run_cycle(quiet=True, command="run")
+    run_cycle(quiet=True, command="run", capture_only=True)
     landing.land_log_records(spark, workload.next_batch(600).records)
-    run_cycle(quiet=True, command="run")
+    run_cycle(quiet=True, command="run", capture_only=True)
     return workload, cut, snapshots
 
 

@@ -81,7 +81,7 @@ def lake(tmp_path_factory) -> Lake:
 
 def test_kill_9_mid_cycle_then_recover_then_warm(spark, lake):
     offset = lake.log_size()
-    runner = lake.start("run", "--session", "crash", "--once")
+    runner = lake.start("run", "--session", "crash", "--once", "--capture-only")
     # Killed once the CD tables are written, before the cycle's commit record.
     lake.wait_for_log("OK created sql incremental model lakerep_capture.cd_", after=offset)
     runner.send_signal(signal.SIGKILL)
@@ -89,14 +89,23 @@ def test_kill_9_mid_cycle_then_recover_then_warm(spark, lake):
     assert runner.returncode == -signal.SIGKILL
 
     token_file = lake.home / "crash.tokens"
-    recovered = lake.run("run", "--session", "crash", "--start", "recover", "--token-file", str(token_file))
+    recovered = lake.run(
+        "run", "--session", "crash", "--start", "recover", "--token-file", str(token_file), "--capture-only"
+    )
     assert "recovery cycle 1" in recovered
     tokens = read_token_file(token_file, registered=REGISTRATIONS)
     assert set(tokens.explicit) == set(REGISTRATIONS) and tokens.special is None
 
     offset = lake.log_size()
     runner = lake.start(
-        "run", "--session", "crash", "--token-file", str(token_file), "--commit-interval", "1"
+        "run",
+        "--session",
+        "crash",
+        "--token-file",
+        str(token_file),
+        "--commit-interval",
+        "1",
+        "--capture-only",
     )
     lake.wait_for_log("START sql incremental model lakerep_capture.cd_", after=offset)
     runner.send_signal(signal.SIGTERM)  # finishes the cycle, commits its state, ends

@@ -23,7 +23,9 @@ LOWEST = "0" * 20
 
 
 def warm(token_file=None, start_type="warm"):
-    return run_session(SessionStart(SESSION, start_type, token_file, once=True, dbt_command="run"))
+    return run_session(
+        SessionStart(SESSION, start_type, token_file, once=True, dbt_command="run", capture_only=True)
+    )
 
 
 def rows(spark, sql: str) -> list:

@@ -1,0 +1,115 @@
+"""What `lakerep refresh`, `lakerep mark-external-refresh` and `lakerep prune` do (SPEC §5, §6).
+
+Each checks what it can before Spark starts (options, members, position format), refuses while a
+runner holds a session (the subscriptions are active), then does its work inside the lake's
+critical section. The decisions are SQL: the lakerep_mark_refresh macro checks a marker against
+the lake and records it; the capture_prune model prunes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import getpass
+import json
+import os
+import re
+import socket
+from pathlib import Path
+
+from lakerep import dbt
+from lakerep.critical_section import critical_section
+from lakerep.session_lock import refuse_if_active
+from lakerep.subscriptions import load_members
+
+_POSITION = re.compile(r"[0-9A-Fa-f]{20}")
+
+
+def external_kind(start: str | None, end: str | None, unload_start: bool, unload_end: bool) -> str:
+    """The marker kind that mark-external-refresh's options ask for; ValueError unless they are
+    exactly one of --start POS --end POS, --unload-start, --unload-end."""
+    forms = [start is not None or end is not None, unload_start, unload_end]
+    if sum(forms) != 1:
+        raise ValueError("give exactly one of --start POS --end POS, --unload-start, --unload-end")
+    if unload_start:
+        return "unload_start"
+    if unload_end:
+        return "unload_end"
+    if start is None or end is None:
+        raise ValueError(f"--start and --end go together (missing --{'start' if start is None else 'end'})")
+    for name, position in (("start", start), ("end", end)):
+        if not _POSITION.fullmatch(position):
+            raise ValueError(f"--{name} {position} is not a log position: 20 hex digits")
+    if start.upper() > end.upper():
+        raise ValueError(f"--start {start} is after --end {end}")
+    return "external"
+
+
+def mark(target_table: str, kind: str, start: str | None = None, end: str | None = None) -> list[str]:
+    """Record a refresh marker for the member writing target_table (kind: refresh, external,
+    unload_start, unload_end); the lines saying what was recorded. dbt.OperationRejected says
+    why the lake refused it."""
+    members = [member.target_table for member in load_members()]
+    if target_table not in members:
+        raise ValueError(
+            f"no member of subscriptions.yml has the target {target_table} (members: {', '.join(members)})"
+        )
+    arguments = {"kind": kind, "target_table": target_table, "marked_by": _user_and_host()}
+    if kind == "external":
+        arguments |= {"start_position": start.upper(), "end_position": end.upper()}
+    home = lake_home()
+    refuse_if_active(home)
+    with critical_section(home):
+        refuse_if_active(home)  # a runner may have started while we waited
+        return list(dbt.run_operation("lakerep_mark_refresh", arguments).messages)
+
+
+def prune() -> list[str]:
+    """Prune the CD and UOW tables now (the capture_prune model); a line per table pruned and a total."""
+    from lakerep.lake import lake_session
+    from lakerep.summary import relation_name
+
+    home = lake_home()
+    refuse_if_active(home)
+    with critical_section(home):
+        refuse_if_active(home)
+        spark = lake_session()
+        for model in ("register", "pruning_control"):
+            if not spark.catalog.tableExists(relation_name(model)):
+                raise ValueError(f"the lake has no {model} yet: run a cycle (lakerep run) before pruning")
+        table = relation_name("capture_prune")
+        before = _latest_prune(spark, table)
+        prune_vars = json.dumps({"lakerep_prune": True})
+        dbt.invoke(["run", "--select", "capture_prune", "apply_trace", "--vars", prune_vars], quiet=True)
+        pruned_at = _latest_prune(spark, table)
+    if pruned_at is None or pruned_at == before:
+        return ["nothing pruned: Capture has not reached a synchpoint yet"]
+    rows = spark.sql(
+        f"select table_owner, table_name, prune_limit, rows_deleted, cd_old_synchpoint from {table} "
+        f"where pruned_at = (select max(pruned_at) from {table}) order by table_owner, table_name"
+    ).collect()
+    lines = [
+        f"{row.table_owner}.{row.table_name}: {row.rows_deleted:,} rows pruned (limit {row.prune_limit}"
+        + (f", CD_OLD_SYNCHPOINT {row.cd_old_synchpoint})" if row.cd_old_synchpoint else ")")
+        for row in rows
+    ]
+    total = sum(row.rows_deleted for row in rows)
+    return [*lines, f"pruned {total:,} rows from {len(rows)} CD and UOW tables"]
+
+
+def lake_home() -> Path:
+    """The lakerep home (LAKEREP_HOME, default .lakerep/ in the project): the lake and its locks."""
+    dbt.use_project_paths()
+    return Path(os.environ["LAKEREP_HOME"])
+
+
+def _latest_prune(spark, table: str):
+    if not spark.catalog.tableExists(table):
+        return None
+    return spark.sql(f"select max(pruned_at) from {table}").collect()[0][0]
+
+
+def _user_and_host() -> str:
+    user = "?"
+    with contextlib.suppress(Exception):
+        user = getpass.getuser()
+    return f"{user}@{socket.gethostname()}"

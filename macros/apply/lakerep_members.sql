@@ -1,0 +1,70 @@
+{#-
+    The subscription members (SPEC §2.4): a list of dicts with apply_qual, set_name,
+    on_operational_error, source_owner, source_table, target_table, target_structure
+    (user_copy, point_in_time or ccd), structure_code and the source's registration. The
+    declaration is subscriptions.yml; `lakerep scaffold` turns it into
+    lakerep_member_declarations() (macros/generated/).
+-#}
+{% macro lakerep_members() %}
+    {%- set members = [] -%}
+    {%- for declared in lakerep_member_declarations() -%}
+        {%- set member = declared.copy() -%}
+        {%- do member.update({'registration': lakerep_registration(declared.source_owner, declared.source_table)}) -%}
+        {%- do members.append(member) -%}
+    {%- endfor -%}
+    {{ return(members) }}
+{% endmacro %}
+
+
+{#- One member by its target table; a compile error when no member writes that table. -#}
+{% macro lakerep_member(target_table) %}
+    {%- for member in lakerep_members() -%}
+        {%- if member.target_table == target_table -%}
+            {{ return(member) }}
+        {%- endif -%}
+    {%- endfor -%}
+    {{ exceptions.raise_compiler_error('no member of subscriptions.yml has the target ' ~ target_table) }}
+{% endmacro %}
+
+
+{#-
+    The current Apply cycle's plan for one member (the latest row of apply_plan), as literals:
+    a dict with apply_cycle, action (MIRROR, REFRESH, EXTERNAL_REFRESH, GAP_ERROR, WAIT),
+    set_action (APPLY, WAIT, GAP), fetch_after (changes committed after it are fetched),
+    to_synchpoint, snapshot_id, refresh_start, refresh_end and mitigate_through (changes
+    committed up to it pass the error-mitigation filter). Unit tests override this macro.
+-#}
+{% macro lakerep_member_plan(target_table) %}
+    {%- set plan = {
+        'apply_cycle': 0, 'action': 'WAIT', 'set_action': 'WAIT',
+        'fetch_after': lakerep_lowest_position(), 'to_synchpoint': lakerep_lowest_position(),
+        'snapshot_id': none, 'refresh_start': none, 'refresh_end': none, 'mitigate_through': none,
+    } -%}
+    {%- set relation = ref('apply_plan') -%}
+    {%- if execute -%}
+        {%- set rows = run_query(
+            'select * from ' ~ relation ~ ' where target_table = ' ~ lakerep_string_literal(target_table)
+            ~ ' and apply_cycle = (select max(apply_cycle) from ' ~ relation ~ ')'
+        ).rows -%}
+        {%- if rows | length == 1 -%}
+            {%- for name in plan -%}
+                {%- do plan.update({name: rows[0][name]}) -%}
+            {%- endfor -%}
+        {%- endif -%}
+    {%- endif -%}
+    {{ return(plan) }}
+{% endmacro %}
+
+
+{#- The Apply status of one set in the current cycle (APPLIED, STOPPED, GAP or WAITING). -#}
+{% macro lakerep_set_status(apply_qual, set_name) %}
+    {%- set relation = ref('apply_set_status') -%}
+    {%- if execute -%}
+        {%- set rows = run_query(
+            'select status from ' ~ relation ~ ' where apply_qual = ' ~ lakerep_string_literal(apply_qual)
+            ~ ' and set_name = ' ~ lakerep_string_literal(set_name)
+        ).rows -%}
+        {{ return(rows[0].status if rows | length == 1 else 'WAITING') }}
+    {%- endif -%}
+    {{ return('WAITING') }}
+{% endmacro %}

@@ -1,0 +1,46 @@
+{{ config(materialized='view') }}
+
+{#-
+    The Apply status of each subscription set in the current cycle (SPEC §5): GAP (a member
+    needs a refresh its source's DISABLE_REFRESH forbids), WAITING (a member waits for a source
+    snapshot), STOPPED (an operational error outside a refresh window, in a set whose policy is
+    stop), else APPLIED. Targets are written only in an APPLIED cycle.
+-#}
+
+with
+
+plan as (
+    select * from {{ ref('apply_plan') }}
+    where apply_cycle = (select max(apply_cycle) from {{ ref('apply_plan') }})
+),
+
+member_errors as (
+    {% for entry in lakerep_member_change_models() %}
+        select
+            {{ lakerep_string_literal(entry.target_table) }} as target_table,
+            count(operational_error) as operational_errors
+        from {{ entry.changes }}
+        {{ 'union all' if not loop.last }}
+    {% else %}
+        select cast(null as string) as target_table, cast(0 as bigint) as operational_errors where false
+    {% endfor %}
+),
+
+set_status as (
+    select
+        plan.apply_cycle,
+        plan.apply_qual,
+        plan.set_name,
+        case
+            when max(plan.set_action) = 'GAP' then 'GAP'
+            when max(plan.set_action) = 'WAIT' then 'WAITING'
+            when max(plan.on_operational_error) = 'stop' and sum(member_errors.operational_errors) > 0 then 'STOPPED'
+            else 'APPLIED'
+        end as status,
+        coalesce(sum(member_errors.operational_errors), 0) as operational_errors
+    from plan
+    left join member_errors on plan.target_table = member_errors.target_table
+    group by plan.apply_cycle, plan.apply_qual, plan.set_name
+)
+
+select * from set_status

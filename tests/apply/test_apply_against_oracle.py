@@ -1,0 +1,259 @@
+"""Apply (SPEC §5, §6) against the oracle, in one lake, one cycle after another: a refresh while
+active whose unload window overlaps open transactions, an external refresh, mirroring, a cycle
+cut off before its trail, an operational error after the window, pruning, and a member left
+behind RETENTION_LIMIT (refreshed, or stopped with a gap under DISABLE_REFRESH)."""
+
+from __future__ import annotations
+
+import pytest
+from apply.apply_support import (
+    MEMBERS,
+    assert_target_equals_the_oracle,
+    expected_history,
+    insert_target_row,
+    land_snapshot,
+    mark_external_refresh,
+    run_cycle,
+    sql,
+    synchpoints,
+    target_history,
+    trail,
+    write_target,
+)
+from capture.ccd_support import global_synchpoint
+
+from lakerep import landing
+from lakerep.lake import reset_lake
+from lakerep.workload.generator import Workload
+
+RECORDS_PER_BATCH = 600
+CUSTOMERS, LINES, ORDERS, STOCK = (
+    MEMBERS[name] for name in ("customers_copy", "order_lines_pit", "orders_history", "stock_copy")
+)
+SALES_COPIES = (CUSTOMERS, LINES)
+LOWEST = "0" * 20
+
+
+def land(spark, workload) -> None:
+    landing.land_log_records(spark, workload.next_batch(RECORDS_PER_BATCH).records)
+
+
+@pytest.fixture(scope="module")
+def workload(spark):
+    reset_lake()
+    workload = Workload(seed=61)
+    land(spark, workload)
+    land(spark, workload)
+    run_cycle()
+    return workload
+
+
+def straddling_window(workload, member) -> tuple[str, str, object]:
+    """An unload window [start, end] that a transaction straddles (it changed the member's table
+    before the start and committed inside the window, after the unload read that row), such
+    that judging the window by log position loses its change for good."""
+    history = workload.oracle.history(member.source)
+    commits = sorted({change.commit_position for change in history})
+    final = commits[-1]
+    expected = workload.oracle.state_at(member.source, final)
+    for change in reversed(history):
+        inside = [position for position in commits if change.log_position < position < change.commit_position]
+        later = [position for position in commits if position > change.commit_position]
+        if not inside or not later:
+            continue
+        start, end = inside[0], later[min(len(later) - 1, 3)]
+        snapshot = workload.snapshot(member.source, start, end)
+        if replica_judged_by(workload, member, snapshot, start, final, by="log") != expected:
+            return start, end, change
+    raise AssertionError(f"no transaction straddles an unload of {member.source}")
+
+
+def replica_judged_by(workload, member, snapshot, start: str, synchpoint: str, *, by: str) -> dict:
+    """A plain-Python refresh while active: the snapshot, then the changes not discarded, each
+    key ending as its last change says. by='commit' discards changes committed at or before the
+    start (lakerep, SPEC §7); by='log' discards changes logged before it (the seed's rule)."""
+    registration = member.registration
+    keys = [registration.column_names.index(key) for key in registration.key_columns]
+    rows = {
+        tuple(row[registration.column_names[i]] for i in keys): tuple(row.values()) for row in snapshot.rows
+    }
+    kept = [
+        change for change in workload.oracle.history(member.source, up_to=synchpoint)
+        if (change.commit_position > start if by == "commit" else change.log_position >= start)
+    ]  # fmt: skip
+    for change in kept:
+        if change.before_values is not None:
+            rows.pop(change.before_key, None)
+        if change.after_values is not None:
+            rows[change.key] = change.after_values
+    return {key: dict(zip(registration.column_names, row, strict=True)) for key, row in rows.items()}
+
+
+def test_refresh_while_active_ends_equal_to_the_oracle(spark, workload):
+    first = trail(spark)
+    assert first["SALES"]["status"] == "WAITING" and first["STOCK"]["status"] == "GAP"
+    assert synchpoints(spark) == dict.fromkeys(MEMBERS, LOWEST)
+
+    # STOCK has DISABLE_REFRESH: another tool loads its target and the window is marked.
+    stock_point = global_synchpoint(spark)
+    write_target(spark, STOCK, workload.oracle.state_at(STOCK.source, stock_point))
+    mark_external_refresh(STOCK, stock_point, stock_point)
+    land(spark, workload)
+    start, end, straddler = straddling_window(workload, CUSTOMERS)
+    snapshots = {member.target_table: land_snapshot(spark, workload, member, start, end)
+                 for member in (CUSTOMERS, LINES, ORDERS)}  # fmt: skip
+    run_cycle()
+
+    synchpoint = global_synchpoint(spark)
+    cycle = trail(spark)
+    assert cycle["SALES"]["status"] == "APPLIED" and cycle["STOCK"]["status"] == "APPLIED"
+    assert cycle["SALES"]["rows_reworked"] > 0, "the window's changes met rows the unload had read"
+    assert cycle["SALES"]["exceptions"] == 0
+    assert set(synchpoints(spark).values()) == {synchpoint}
+    for member in (CUSTOMERS, LINES, STOCK):
+        assert_target_equals_the_oracle(spark, workload, member, synchpoint)
+    assert target_history(spark, ORDERS) == expected_history(
+        workload, ORDERS, start, snapshots["orders_history"], synchpoint
+    )
+
+    # The straddling transaction: judged by log position (the seed's rule) its change is lost.
+    by_commit = replica_judged_by(
+        workload, CUSTOMERS, snapshots["customers_copy"], start, synchpoint, by="commit"
+    )
+    by_log = replica_judged_by(workload, CUSTOMERS, snapshots["customers_copy"], start, synchpoint, by="log")
+    expected = workload.oracle.state_at(CUSTOMERS.source, synchpoint)
+    assert by_commit == expected
+    assert by_log != expected, f"judged by log position, {straddler} would be lost"
+    refreshed = [row[0] for row in sql(spark, "select DESCRIPTION from {trace} where OPERATION = 'REFRESH'")]
+    assert any("customers_copy: SYNCHPOINT 0" in text for text in refreshed), refreshed
+
+
+def test_a_cycle_cut_off_before_its_trail_is_finished_by_the_next(spark, workload):
+    land(spark, workload)
+    run_cycle()
+    # The process died after writing the targets, before the trail: take the trail rows away.
+    last = sql(spark, "select max(apply_cycle) as cycle from {apply_trail}")[0]["cycle"]
+    sql(spark, f"delete from {{apply_trail}} where apply_cycle = {last}")
+    land(spark, workload)
+    run_cycle()
+    synchpoint = global_synchpoint(spark)
+    cycle = trail(spark)
+    assert {row["status"] for row in cycle.values()} == {"APPLIED"}
+    assert sum(row["exceptions"] for row in cycle.values()) == 0
+    assert sum(row["rows_reworked"] for row in cycle.values()) > 0, "the cut-off cycle's changes met again"
+    for member in (CUSTOMERS, LINES, STOCK):
+        assert_target_equals_the_oracle(spark, workload, member, synchpoint)
+    keys = sql(
+        spark,
+        "select count(*) as n, count(distinct IBMSNAP_INTENTSEQ, IBMSNAP_OPERATION, order_id) as d "
+        "from {orders_history}",
+    )[0]
+    assert keys["n"] == keys["d"]
+
+
+def future_insert(workload, member, after: str):
+    """A key the next batch inserts that no row holds at `after`."""
+    held = workload.oracle.state_at(member.source, after)
+    for change in workload.oracle.history(member.source, after=after):
+        if change.operation == "I" and change.key not in held:
+            return change
+    raise AssertionError(f"the batch inserts no new key into {member.source}")
+
+
+def test_an_insert_of_an_existing_key_stops_a_set_with_policy_stop_and_not_one_with_continue(spark, workload):
+    before = global_synchpoint(spark)
+    landing_batch = workload.next_batch(RECORDS_PER_BATCH)
+    for member in (CUSTOMERS, STOCK):
+        inserted = future_insert(workload, member, before)
+        insert_target_row(spark, member, inserted.after)  # someone wrote the target
+    landing.land_log_records(spark, landing_batch.records)
+    run_cycle()
+
+    cycle = trail(spark)
+    assert cycle["SALES"]["status"] == "STOPPED"
+    assert cycle["SALES"]["synchpoint"] == before
+    assert cycle["STOCK"]["status"] == "APPLIED" and cycle["STOCK"]["exceptions"] == 1
+    exceptions = sql(spark, "select * from {apply_exceptions}")
+    assert {
+        (row["target_table"], row["operational_error"], row["IBMSNAP_OPERATION"]) for row in exceptions
+    } == {
+        ("customers_copy", "insert of an existing key", "I"),
+        ("stock_copy", "insert of an existing key", "I"),
+    }
+    assert synchpoints(spark)["customers_copy"] == before
+    assert_target_equals_the_oracle(spark, workload, STOCK, global_synchpoint(spark))
+    assert_target_equals_the_oracle(spark, workload, LINES, before)  # the stopped set did not move
+
+
+def cd_rows(spark, member) -> set[tuple]:
+    cd = "cd_" + member.source.lower().replace(".", "__")
+    rows = spark.sql(
+        f"select IBMSNAP_UOWID, IBMSNAP_INTENTSEQ, IBMSNAP_OPERATION from {relation(cd)}"
+    ).collect()
+    return {tuple(row) for row in rows}
+
+
+def relation(model: str) -> str:
+    from lakerep.summary import relation_name
+
+    return relation_name(model)
+
+
+def test_pruning_deletes_exactly_the_rows_no_member_needs(spark, workload):
+    land(spark, workload)
+    run_cycle("--exclude", "path:models/apply")  # Capture moves on, Apply does not
+    members_at = synchpoints(spark)
+    uows = {row["IBMSNAP_UOWID"]: row["IBMSNAP_COMMITSEQ"] for row in sql(spark, "select * from {uow}")}
+    rolled_back = {
+        row[0] for row in spark.sql(f"select IBMSNAP_UOWID from {relation('uow_rollbacks')}").collect()
+    }
+    before = {member.source: cd_rows(spark, member) for member in MEMBERS.values()}
+
+    run_cycle("--select", "capture_prune", "apply_trace", lakerep_prune=True)
+
+    for member in MEMBERS.values():
+        limit = min(at for name, at in members_at.items() if MEMBERS[name].source == member.source)
+        expected = {
+            row for row in before[member.source]
+            if row[0] not in rolled_back and not (row[0] in uows and uows[row[0]] <= limit)
+        }  # fmt: skip
+        assert cd_rows(spark, member) == expected, member.source
+    uow_limit = min(members_at.values())
+    left = {row["IBMSNAP_UOWID"] for row in sql(spark, "select * from {uow}")}
+    assert left == {uow for uow, commit in uows.items() if commit > uow_limit}
+
+
+def test_members_behind_retention_limit_are_refreshed_or_stopped_by_a_gap(spark, workload):
+    behind = synchpoints(spark)
+    run_cycle("--select", "capture_prune", "apply_trace", lakerep_prune=True, retention_limit=0)
+    cd_old = {f"{row['SOURCE_OWNER']}.{row['SOURCE_TABLE']}": row["CD_OLD_SYNCHPOINT"]
+              for row in sql(spark, "select * from {register} where GLOBAL_RECORD = 'N'")}  # fmt: skip
+    assert all(cd_old[MEMBERS[name].source] > at for name, at in behind.items())
+
+    synchpoint = global_synchpoint(spark)
+    start = max(cd_old[member.source] for member in (CUSTOMERS, LINES, ORDERS))
+    snapshots = {member.target_table: land_snapshot(spark, workload, member, start, synchpoint)
+                 for member in (CUSTOMERS, LINES, ORDERS)}  # fmt: skip
+    run_cycle()
+
+    cycle = trail(spark)
+    assert cycle["SALES"]["status"] == "APPLIED", cycle["SALES"]["description"]
+    assert cycle["STOCK"]["status"] == "GAP"
+    synchpoint = global_synchpoint(spark)
+    for member in SALES_COPIES:
+        assert_target_equals_the_oracle(spark, workload, member, synchpoint)
+    assert target_history(spark, ORDERS) == expected_history(
+        workload, ORDERS, start, snapshots["orders_history"], synchpoint
+    )
+    events = {row["OPERATION"]: row["DESCRIPTION"] for row in
+              sql(spark, "select * from {trace} where CYCLE = (select max(apply_cycle) from {apply_trail}) "
+                         "and OPERATION in ('REFRESH', 'GAP')")}  # fmt: skip
+    assert "gap" in events["REFRESH"] and "DISABLE_REFRESH" in events["GAP"]
+
+    # The gap stays until STOCK is refreshed by other means and the window marked.
+    write_target(spark, STOCK, workload.oracle.state_at(STOCK.source, synchpoint))
+    mark_external_refresh(STOCK, synchpoint, synchpoint)
+    land(spark, workload)
+    run_cycle()
+    assert {row["status"] for row in trail(spark).values()} == {"APPLIED"}
+    assert_target_equals_the_oracle(spark, workload, STOCK, global_synchpoint(spark))
