@@ -12,11 +12,11 @@ import click
 from lakerep import apply_commands, dbt
 from lakerep.critical_section import CriticalSectionBusy
 from lakerep.lake import lake_session, reset_lake
-from lakerep.pipeline import LandingNotEmpty, land_workload, run_cycle
+from lakerep.pipeline import LandingNotEmpty, land_refresh_snapshots, land_workload, run_cycle
 from lakerep.registrations import RegistrationError
 from lakerep.session import START_TYPES, SessionStart, StartRefused, TokenFileNeeded, run_session
 from lakerep.session_lock import SessionActive, SessionLocked
-from lakerep.summary import capture_line
+from lakerep.summary import apply_lines, capture_line
 from lakerep.token_file import TokenFileError
 
 # Exit codes (README): dbt's own (0 ok, 1 model or test errors, 2 crash), then ours.
@@ -159,9 +159,13 @@ def demo(records: int, seed: int, batch_records: int) -> None:
     with _user_errors():
         reset_lake()
         landed = land_workload(records=records, seed=seed, batch_records=batch_records, progress=_echo)
+        snapshot_rows = land_refresh_snapshots(landed.workload)
+        _echo(f"landed {snapshot_rows:,} source snapshot rows for the first refresh of the subscriptions")
         cycle = run_cycle()
         _echo(cycle.summary.line())
         _echo(capture_line(lake_session()))
+        for line in apply_lines(lake_session()):
+            _echo(line)
         _echo(
             f"oracle: {len(landed.workload.oracle.commit_positions()):,} committed UOWs, "
             f"{len(landed.workload.oracle.open_uows()):,} still open at the end of the log"

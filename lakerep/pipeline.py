@@ -70,6 +70,25 @@ class CycleResult:
     model_seconds: dict[str, float]
 
 
+def land_refresh_snapshots(workload: Workload) -> int:
+    """Unload every subscribed source that may be refreshed (DISABLE_REFRESH off) over the last
+    tenth of the commits written, while the workload's transactions go on, and land the
+    snapshots; a first Apply cycle refreshes its targets from them. Returns the rows landed."""
+    from lakerep.subscriptions import load_members
+
+    commits = workload.oracle.commit_positions()
+    if not commits:
+        return 0
+    start, end = commits[len(commits) * 9 // 10], commits[-1]
+    sources = {member.source for member in load_members() if not member.registration.disable_refresh}
+    spark = lake_session()
+    rows = 0
+    for source in sorted(sources):
+        _, count = landing.land_snapshot_rows(spark, workload.snapshot(source, start, end).to_landing_rows())
+        rows += count
+    return rows
+
+
 def run_cycle(
     *, quiet: bool = False, command: str = "build", select: str | None = None, capture_only: bool = False
 ) -> CycleResult:

@@ -88,3 +88,21 @@ def capture_line(spark) -> str:
         f"{cycle['uows_committed']:,} committed UOWs captured; synchpoint {cycle['synchpoint']}, "
         f"restart position {cycle['resync_position']}"
     )
+
+
+def apply_lines(spark) -> list[str]:
+    """What the last Apply cycle did, a line per subscription set, from its apply_trail rows."""
+    table = relation_name("apply_trail")
+    if not spark.catalog.tableExists(table):
+        return ["apply: no cycle completed yet"]
+    rows = spark.sql(
+        f"select * from {table} where apply_cycle = (select max(apply_cycle) from {table}) order by set_name"
+    ).collect()
+    return [
+        f"apply cycle {row['apply_cycle']} set {row['apply_qual']}.{row['set_name']}: {row['status']}; "
+        f"{row['rows_loaded']:,} rows loaded, {row['rows_fetched']:,} changes fetched, "
+        f"{row['rows_reworked']:,} reworked, {row['exceptions']:,} exceptions; "
+        f"synchpoint {row['synchpoint'] or 'none'}"
+        + (f" ({row['description']})" if row["description"] else "")
+        for row in rows
+    ]

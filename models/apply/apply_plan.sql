@@ -264,7 +264,11 @@ planned as (
         case member_actions.action
             when 'REFRESH' then member_actions.snapshot_start
             when 'EXTERNAL_REFRESH' then member_actions.marker_start
-            else coalesce(member_actions.synchpoint, '{{ lakerep_lowest_position() }}')
+            -- An external refresh can start past the synchpoint its cycle reached: discard up to it.
+            else greatest(
+                coalesce(member_actions.synchpoint, '{{ lakerep_lowest_position() }}'),
+                coalesce(member_actions.held_refresh_start, '{{ lakerep_lowest_position() }}')
+            )
         end as fetch_after,
         case when member_actions.action = 'REFRESH' then member_actions.fitting_snapshot_id end as snapshot_id,
         case member_actions.action

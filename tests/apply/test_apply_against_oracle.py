@@ -1,7 +1,8 @@
 """Apply (SPEC §5, §6) against the oracle, in one lake, one cycle after another: a refresh while
 active whose unload window overlaps open transactions, an external refresh, mirroring, a cycle
-cut off before its trail, an operational error after the window, pruning, and a member left
-behind RETENTION_LIMIT (refreshed, or stopped with a gap under DISABLE_REFRESH)."""
+cut off before its trail, an operational error after the window, pruning, a member left
+behind RETENTION_LIMIT (refreshed, or stopped with a gap under DISABLE_REFRESH), and a Capture
+cold start past every member."""
 
 from __future__ import annotations
 
@@ -257,3 +258,36 @@ def test_members_behind_retention_limit_are_refreshed_or_stopped_by_a_gap(spark,
     run_cycle()
     assert {row["status"] for row in trail(spark).values()} == {"APPLIED"}
     assert_target_equals_the_oracle(spark, workload, STOCK, global_synchpoint(spark))
+
+
+def test_a_cold_start_past_the_members_is_a_gap_for_every_member_behind_it(spark, workload):
+    before = global_synchpoint(spark)
+    # Capture never reads this batch: the cold start skips it. Its transactions all end in it,
+    # so none is in flight at the restart point (a cold start loses the changes of those).
+    landing.land_log_records(spark, workload.next_batch(RECORDS_PER_BATCH, finish=True).records)
+    skipped_to = workload.oracle.commit_positions()[-1]
+    current_restart = {"restart1": "CURRENT_RESTART", "restart2": "CURRENT_RESTART"}
+    run_cycle(lakerep_start="cold", lakerep_restart_tokens={"special": current_restart})
+
+    cd_old = {row["SOURCE_TABLE"]: row["CD_OLD_SYNCHPOINT"] for row in sql(spark, "select * from {register}")}
+    assert all(cd_old[member.registration.source_table] >= skipped_to for member in MEMBERS.values())
+    cycle = trail(spark)
+    assert cycle["SALES"]["status"] == "WAITING" and "gap" in cycle["SALES"]["description"]
+    assert cycle["SALES"]["synchpoint"] == before
+    assert cycle["STOCK"]["status"] == "GAP"
+
+    land(spark, workload)
+    start = max(cd_old[member.registration.source_table] for member in (CUSTOMERS, LINES, ORDERS))
+    synchpoint = workload.oracle.commit_positions()[-1]
+    snapshots = {
+        member.target_table: land_snapshot(spark, workload, member, start, synchpoint)
+        for member in (CUSTOMERS, LINES, ORDERS)
+    }
+    run_cycle()
+    cycle = trail(spark)
+    assert cycle["SALES"]["status"] == "APPLIED" and cycle["STOCK"]["status"] == "GAP"
+    assert global_synchpoint(spark) == synchpoint
+    for member in SALES_COPIES:
+        assert_target_equals_the_oracle(spark, workload, member, synchpoint)
+    history = expected_history(workload, ORDERS, start, snapshots["orders_history"], synchpoint)
+    assert target_history(spark, ORDERS) == history
