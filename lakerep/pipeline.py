@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from lakerep import dbt, landing
 from lakerep.lake import lake_session
+from lakerep.subscriptions import load_members
 from lakerep.summary import RunSummary, highest_summarized_batch, summarize
 from lakerep.workload.generator import Workload, WorkloadConfig
 
@@ -74,8 +75,6 @@ def land_refresh_snapshots(workload: Workload) -> int:
     """Unload every subscribed source that may be refreshed (DISABLE_REFRESH off) over the last
     tenth of the commits written, while the workload's transactions go on, and land the
     snapshots; a first Apply cycle refreshes its targets from them. Returns the rows landed."""
-    from lakerep.subscriptions import load_members
-
     commits = workload.oracle.commit_positions()
     if not commits:
         return 0

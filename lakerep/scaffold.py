@@ -158,30 +158,42 @@ def _declaration_literal(registration: Registration) -> str:
     return repr(declaration)
 
 
-def _refs_macro(registrations: dict[str, Registration]) -> str:
-    declarations = "\n".join(f"        {_declaration_literal(r)}," for r in registrations.values())
-    entries = "\n".join(
-        f"        {{'source_owner': '{r.source_owner}', 'source_table': '{r.source_table}', "
-        f"'cd': ref('{cd_model_name(r)}'), 'ccd': ref('{ccd_model_name(r)}')}},"
-        for r in registrations.values()
-    )
+def _list_macro(name: str, comment: str, items: list[str]) -> str:
+    """A generated macro returning a list; `items` are Jinja expressions, `comment` its doc."""
+    entries = "\n".join(f"        {item}," for item in items)
     return (
-        f"{{#- {HEADER} -#}}\n\n"
-        "{#- The registrations, for SQL: available when dbt parses, compiles and unit-tests\n"
-        "    (dbt's graph of sources is not), and to sqlfluff. Read through lakerep_registrations(). -#}\n"
-        "{% macro lakerep_registration_declarations() %}\n"
-        "    {{ return([\n"
-        f"{declarations}\n"
-        "    ]) }}\n"
-        "{% endmacro %}\n\n\n"
-        "{#- The CD and CCD relations of every registered table, as refs so that dbt knows the\n"
-        "    dependencies of the models that read them all (register, capture cycles). -#}\n"
-        "{% macro lakerep_registered_models() %}\n"
+        f"{{#- {comment} -#}}\n"
+        f"{{% macro {name}() %}}\n"
         "    {{ return([\n"
         f"{entries}\n"
         "    ]) }}\n"
         "{% endmacro %}\n"
     )
+
+
+def _macro_file(header: str, macros: list[str]) -> str:
+    return f"{{#- {header} -#}}\n\n" + "\n\n".join(macros)
+
+
+def _refs_macro(registrations: dict[str, Registration]) -> str:
+    return _macro_file(HEADER, [
+        _list_macro(
+            "lakerep_registration_declarations",
+            "The registrations, for SQL: available when dbt parses, compiles and unit-tests\n"
+            "    (dbt's graph of sources is not), and to sqlfluff. Read through lakerep_registrations().",
+            [_declaration_literal(r) for r in registrations.values()],
+        ),
+        _list_macro(
+            "lakerep_registered_models",
+            "The CD and CCD relations of every registered table, as refs so that dbt knows the\n"
+            "    dependencies of the models that read them all (register, capture cycles).",
+            [
+                f"{{'source_owner': '{r.source_owner}', 'source_table': '{r.source_table}', "
+                f"'cd': ref('{cd_model_name(r)}'), 'ccd': ref('{ccd_model_name(r)}')}}"
+                for r in registrations.values()
+            ],
+        ),
+    ])  # fmt: skip
 
 
 def scaffold(project_dir: Path = PROJECT_DIR, *, check: bool = False) -> list[Path]:
@@ -311,39 +323,30 @@ def _apply_contracts(members: list[Member]) -> str:
 
 
 def _subscriptions_macro(members: list[Member]) -> str:
-    declarations = "\n".join(
-        "        " + repr({
+    declarations = [
+        repr({
             "apply_qual": m.apply_qual, "set_name": m.set_name,
             "on_operational_error": m.on_operational_error,
             "source_owner": m.registration.source_owner, "source_table": m.registration.source_table,
             "target_table": m.target_table, "target_structure": m.target_structure,
             "structure_code": STRUCTURE_CODES[m.target_structure],
-        }) + ","
+        })
         for m in members
-    )  # fmt: skip
-    changes = "\n".join(
-        f"        {{'target_table': '{m.target_table}', 'changes': ref('{m.changes_model}')}},"
-        for m in members
-    )
-    targets = "\n".join(f"        ref('{m.target_table}')," for m in members)
-    return (
-        f"{{#- {APPLY_HEADER} -#}}\n\n"
-        "{#- The subscription members, for SQL at parse time. Read through lakerep_members(). -#}\n"
-        "{% macro lakerep_member_declarations() %}\n"
-        "    {{ return([\n"
-        f"{declarations}\n"
-        "    ]) }}\n"
-        "{% endmacro %}\n\n\n"
-        "{#- Every member's change model, as refs, for the models that read them all. -#}\n"
-        "{% macro lakerep_member_change_models() %}\n"
-        "    {{ return([\n"
-        f"{changes}\n"
-        "    ]) }}\n"
-        "{% endmacro %}\n\n\n"
-        "{#- Every member's target, as refs, for the models that must run after them all. -#}\n"
-        "{% macro lakerep_member_targets() %}\n"
-        "    {{ return([\n"
-        f"{targets}\n"
-        "    ]) }}\n"
-        "{% endmacro %}\n"
-    )
+    ]  # fmt: skip
+    return _macro_file(APPLY_HEADER, [
+        _list_macro(
+            "lakerep_member_declarations",
+            "The subscription members, for SQL at parse time. Read through lakerep_members().",
+            declarations,
+        ),
+        _list_macro(
+            "lakerep_member_change_models",
+            "Every member's change model, as refs, for the models that read them all.",
+            [f"{{'target_table': '{m.target_table}', 'changes': ref('{m.changes_model}')}}" for m in members],
+        ),
+        _list_macro(
+            "lakerep_member_targets",
+            "Every member's target, as refs, for the models that must run after them all.",
+            [f"ref('{m.target_table}')" for m in members],
+        ),
+    ])  # fmt: skip

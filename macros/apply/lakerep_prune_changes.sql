@@ -14,15 +14,19 @@
     {%- set lowest = lakerep_lowest_position() | trim -%}
     {%- set register = ref('register') -%}
     {%- set uow = ref('uow') -%}
-    {%- set global = run_query(
-        'select SYNCHPOINT, SYNCHTIME from ' ~ register ~ " where GLOBAL_RECORD = 'Y'"
+    {#- One read of the register: the global record, and each source's CD_OLD_SYNCHPOINT. -#}
+    {%- set held = {'global': none} -%}
+    {%- for row in run_query(
+        'select GLOBAL_RECORD, SOURCE_OWNER, SOURCE_TABLE, SYNCHPOINT, SYNCHTIME, CD_OLD_SYNCHPOINT from ' ~ register
     ).rows -%}
-    {%- if global | length == 0 or global[0].SYNCHPOINT is none -%}
+        {%- do held.update({'global' if row.GLOBAL_RECORD == 'Y' else row.SOURCE_OWNER ~ '.' ~ row.SOURCE_TABLE: row}) -%}
+    {%- endfor -%}
+    {%- set global = held.global -%}
+    {%- if global is none or global.SYNCHPOINT is none -%}
         {{ return([]) }}
     {%- endif -%}
-    {%- set synchpoint = global[0].SYNCHPOINT -%}
-    {%- set cutoff_sql = "timestamp'" ~ global[0].SYNCHTIME ~ "' - interval " ~ (var('retention_limit') | int) ~ " minutes" -%}
-    {%- set cutoff = run_query('select cast(' ~ cutoff_sql ~ ' as string) as cutoff').rows[0].cutoff -%}
+    {%- set synchpoint = global.SYNCHPOINT -%}
+    {%- set cutoff = (global.SYNCHTIME - modules.datetime.timedelta(minutes=var('retention_limit') | int)) | string -%}
     {%- set retained_after = run_query(
         'select coalesce(max(IBMSNAP_COMMITSEQ), ' ~ lakerep_string_literal(lowest) ~ ') as position from ' ~ uow
         ~ " where IBMSNAP_LOGMARKER < timestamp'" ~ cutoff ~ "'"
@@ -36,6 +40,7 @@
     {%- endfor -%}
     {%- set uow_limit = ([synchpoint] + (limits.values() | list)) | min -%}
     {%- set results = [] -%}
+    {%- set raised = [] -%}
     {%- for entry in lakerep_registered_models() -%}
         {%- set limit = [limits.get(entry.source_owner ~ '.' ~ entry.source_table, synchpoint), synchpoint] | min -%}
         {%- set outcome = run_query(
@@ -45,17 +50,23 @@
             ~ ' union select IBMSNAP_UOWID from ' ~ ref('uow_rollbacks')
             ~ ') as gone on cd.IBMSNAP_UOWID = gone.IBMSNAP_UOWID when matched then delete'
         ) -%}
-        {%- set cd_old = [limit, retained_after] | max -%}
-        {%- do run_query(
-            'update ' ~ register ~ ' set CD_OLD_SYNCHPOINT = greatest(CD_OLD_SYNCHPOINT, '
-            ~ lakerep_string_literal(cd_old) ~ ') where SOURCE_OWNER = ' ~ lakerep_string_literal(entry.source_owner)
-            ~ ' and SOURCE_TABLE = ' ~ lakerep_string_literal(entry.source_table) ~ " and GLOBAL_RECORD = 'N'"
+        {%- set source = held.get(entry.source_owner ~ '.' ~ entry.source_table) -%}
+        {%- set cd_old = [limit, retained_after, (source.CD_OLD_SYNCHPOINT if source else none) or lowest] | max -%}
+        {%- do raised.append(
+            'when SOURCE_OWNER = ' ~ lakerep_string_literal(entry.source_owner) ~ ' and SOURCE_TABLE = '
+            ~ lakerep_string_literal(entry.source_table) ~ ' then ' ~ lakerep_string_literal(cd_old)
         ) -%}
         {%- do results.append({
             'table_owner': entry.cd.schema, 'table_name': entry.cd.identifier, 'prune_limit': limit,
             'retention_cutoff': cutoff, 'rows_deleted': outcome.rows[0].num_deleted_rows, 'cd_old_synchpoint': cd_old,
         }) -%}
     {%- endfor -%}
+    {%- if raised -%}
+        {%- do run_query(
+            'update ' ~ register ~ ' set CD_OLD_SYNCHPOINT = case ' ~ raised | join(' ')
+            ~ " else CD_OLD_SYNCHPOINT end where GLOBAL_RECORD = 'N'"
+        ) -%}
+    {%- endif -%}
     {%- set outcome = run_query(
         'delete from ' ~ uow ~ ' where IBMSNAP_COMMITSEQ <= ' ~ lakerep_string_literal(uow_limit)
         ~ " or IBMSNAP_LOGMARKER < timestamp'" ~ cutoff ~ "'"

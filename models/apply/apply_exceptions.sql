@@ -17,26 +17,14 @@
 with
 
 plan as (
-    select * from {{ ref('apply_plan') }}
-    where apply_cycle = (select max(apply_cycle) from {{ ref('apply_plan') }})
+    {{ lakerep_current_plan() }}
 ),
 
 errors as (
-    {% for entry in lakerep_member_change_models() %}
-        select
-            {{ lakerep_string_literal(entry.target_table) }} as target_table,
-            operational_error,
-            first_change
-        from {{ entry.changes }}
-        where operational_error is not null
-        {{ 'union all' if not loop.last }}
-    {% else %}
-        select
-            cast(null as string) as target_table,
-            cast(null as string) as operational_error,
-            cast(null as string) as first_change
-        where false
-    {% endfor %}
+    select * from (
+        {{ lakerep_member_change_rows([['operational_error', 'string'], ['first_change', 'string']]) }}
+    ) as member_changes
+    where operational_error is not null
 ),
 
 exception_rows as (

@@ -104,16 +104,7 @@ cut_off as (
 ),
 
 applied as (
-    select previous_plans.*
-    from previous_plans
-    inner join committed_sets
-        on
-            previous_plans.apply_cycle = committed_sets.apply_cycle
-            and previous_plans.apply_qual = committed_sets.apply_qual
-            and previous_plans.set_name = committed_sets.set_name
-    where
-        committed_sets.status = 'APPLIED'
-        and previous_plans.action in ('MIRROR', 'REFRESH', 'EXTERNAL_REFRESH')
+    {{ lakerep_applied_plans('previous_plans', 'committed_sets') }}
 ),
 
 member_state as (
@@ -128,20 +119,7 @@ member_state as (
 ),
 
 pending_markers as (
-    select
-        markers.target_table,
-        max_by(markers.marker_id, markers.marked_at) as marker_id,
-        max_by(markers.kind, markers.marked_at) as kind,
-        max_by(markers.refresh_start, markers.marked_at) as refresh_start,
-        max_by(markers.refresh_end, markers.marked_at) as refresh_end
-    from {{ source('lakerep_raw', 'refresh_markers') }} as markers
-    where
-        markers.kind in ('refresh', 'external')
-        and markers.marker_id not in (
-            select applied.marker_id from applied
-            where applied.marker_id is not null
-        )
-    group by markers.target_table
+    {{ lakerep_pending_markers('applied') }}
 ),
 
 snapshots as (

@@ -1,29 +1,25 @@
-{{ config(materialized='view') }}
+{{ config(materialized='table') }}
 
 {#-
     The Apply status of each subscription set in the current cycle (SPEC §5): GAP (a member
     needs a refresh its source's DISABLE_REFRESH forbids), WAITING (a member waits for a source
     snapshot), STOPPED (an operational error outside a refresh window, in a set whose policy is
-    stop), else APPLIED. Targets are written only in an APPLIED cycle.
+    stop), else APPLIED. Targets are written only in an APPLIED cycle. A table: every target
+    and its pre-hook read it, so it is worked out once per cycle.
 -#}
 
 with
 
 plan as (
-    select * from {{ ref('apply_plan') }}
-    where apply_cycle = (select max(apply_cycle) from {{ ref('apply_plan') }})
+    {{ lakerep_current_plan() }}
 ),
 
 member_errors as (
-    {% for entry in lakerep_member_change_models() %}
-        select
-            {{ lakerep_string_literal(entry.target_table) }} as target_table,
-            count(operational_error) as operational_errors
-        from {{ entry.changes }}
-        {{ 'union all' if not loop.last }}
-    {% else %}
-        select cast(null as string) as target_table, cast(0 as bigint) as operational_errors where false
-    {% endfor %}
+    select
+        target_table,
+        count(operational_error) as operational_errors
+    from ({{ lakerep_member_change_rows([['operational_error', 'string']]) }}) as member_changes
+    group by target_table
 ),
 
 set_status as (

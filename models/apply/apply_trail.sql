@@ -21,29 +21,15 @@
 with
 
 plan as (
-    select * from {{ ref('apply_plan') }}
-    where apply_cycle = (select max(apply_cycle) from {{ ref('apply_plan') }})
+    {{ lakerep_current_plan() }}
 ),
 
 member_rows as (
-    {% for entry in lakerep_member_change_models() %}
-        select
-            {{ lakerep_string_literal(entry.target_table) }} as target_table,
-            row_action,
-            change_count,
-            reworked,
-            operational_error
-        from {{ entry.changes }}
-        {{ 'union all' if not loop.last }}
-    {% else %}
-        select
-            cast(null as string) as target_table,
-            cast(null as string) as row_action,
-            cast(null as int) as change_count,
-            cast(null as boolean) as reworked,
-            cast(null as string) as operational_error
-        where false
-    {% endfor %}
+    {{ lakerep_member_change_rows([
+        ['row_action', 'string'],
+        ['change_count', 'int'],
+        ['reworked', 'boolean'],
+    ]) }}
 ),
 
 member_counts as (
@@ -54,8 +40,7 @@ member_counts as (
         count_if(row_action = 'update') as rows_updated,
         count_if(row_action = 'delete') as rows_deleted,
         count_if(row_action = 'load') as rows_loaded,
-        count_if(reworked) as rows_reworked,
-        count(operational_error) as exceptions
+        count_if(reworked) as rows_reworked
     from member_rows
     group by target_table
 ),
@@ -77,7 +62,7 @@ trail_rows as (
         coalesce(sum(member_counts.rows_deleted), 0) as rows_deleted,
         coalesce(sum(member_counts.rows_loaded), 0) as rows_loaded,
         coalesce(sum(member_counts.rows_reworked), 0) as rows_reworked,
-        coalesce(sum(member_counts.exceptions), 0) as exceptions,
+        max(status.operational_errors) as exceptions,
         case
             when max(status.status) = 'APPLIED' then max(plan.to_synchpoint)
             else max(plan.from_synchpoint)

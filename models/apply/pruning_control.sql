@@ -15,42 +15,30 @@ members as (
 ),
 
 applied as (
-    select
-        plan.target_table,
-        max_by(plan.to_synchpoint, plan.apply_cycle) as synchpoint,
-        max_by(plan.to_synchtime, plan.apply_cycle) as synchtime
-    from {{ ref('apply_plan') }} as plan
-    inner join {{ ref('apply_trail') }} as trail
-        on
-            plan.apply_cycle = trail.apply_cycle
-            and plan.apply_qual = trail.apply_qual
-            and plan.set_name = trail.set_name
-    where trail.status = 'APPLIED' and plan.action in ('MIRROR', 'REFRESH', 'EXTERNAL_REFRESH')
-    group by plan.target_table
+    {{ lakerep_applied_plans(ref('apply_plan'), ref('apply_trail')) }}
 ),
 
-refresh_requests as (
+member_state as (
     select
         target_table,
-        max(marked_at) as requested_at
-    from {{ source('lakerep_raw', 'refresh_markers') }}
-    where kind = 'refresh'
+        max_by(to_synchpoint, apply_cycle) as synchpoint,
+        max_by(to_synchtime, apply_cycle) as synchtime
+    from applied
     group by target_table
 ),
 
-served_requests as (
+pending_markers as (
+    {{ lakerep_pending_markers('applied') }}
+),
+
+-- SYNCHPOINT 0: never copied, or a full refresh is asked for and not yet done.
+needs_refresh as (
     select
-        plan.target_table,
-        max(markers.marked_at) as served_at
-    from {{ ref('apply_plan') }} as plan
-    inner join {{ ref('apply_trail') }} as trail
-        on
-            plan.apply_cycle = trail.apply_cycle
-            and plan.apply_qual = trail.apply_qual
-            and plan.set_name = trail.set_name
-    inner join {{ source('lakerep_raw', 'refresh_markers') }} as markers on plan.marker_id = markers.marker_id
-    where trail.status = 'APPLIED'
-    group by plan.target_table
+        members.target_table,
+        member_state.synchpoint is null or coalesce(pending_markers.kind = 'refresh', false) as needs_refresh
+    from members
+    left join member_state on members.target_table = member_state.target_table
+    left join pending_markers on members.target_table = pending_markers.target_table
 ),
 
 pruning_rows as (
@@ -58,16 +46,10 @@ pruning_rows as (
         'lakerep' as TARGET_SERVER,
         members.target_owner as TARGET_OWNER,
         members.target_table as TARGET_TABLE,
+        case when not needs_refresh.needs_refresh then member_state.synchtime end as SYNCHTIME,
         case
-            when applied.synchpoint is null then cast(null as timestamp)
-            when refresh_requests.requested_at > coalesce(served_requests.served_at, timestamp '1900-01-01') then null
-            else applied.synchtime
-        end as SYNCHTIME,
-        case
-            when applied.synchpoint is null then '{{ lakerep_lowest_position() }}'
-            when refresh_requests.requested_at > coalesce(served_requests.served_at, timestamp '1900-01-01')
-                then '{{ lakerep_lowest_position() }}'
-            else applied.synchpoint
+            when needs_refresh.needs_refresh then '{{ lakerep_lowest_position() }}'
+            else member_state.synchpoint
         end as SYNCHPOINT,
         members.source_owner as SOURCE_OWNER,
         members.source_table as SOURCE_TABLE,
@@ -78,9 +60,8 @@ pruning_rows as (
         members.structure_code as TARGET_STRUCTURE,
         'lakerep' as CNTL_ALIAS
     from members
-    left join applied on members.target_table = applied.target_table
-    left join refresh_requests on members.target_table = refresh_requests.target_table
-    left join served_requests on members.target_table = served_requests.target_table
+    inner join needs_refresh on members.target_table = needs_refresh.target_table
+    left join member_state on members.target_table = member_state.target_table
 )
 
 select * from pruning_rows

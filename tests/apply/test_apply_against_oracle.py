@@ -25,6 +25,8 @@ from capture.ccd_support import global_synchpoint
 
 from lakerep import landing
 from lakerep.lake import reset_lake
+from lakerep.scaffold import cd_model_name
+from lakerep.summary import relation_name
 from lakerep.workload.generator import Workload
 
 RECORDS_PER_BATCH = 600
@@ -187,17 +189,9 @@ def test_an_insert_of_an_existing_key_stops_a_set_with_policy_stop_and_not_one_w
 
 
 def cd_rows(spark, member) -> set[tuple]:
-    cd = "cd_" + member.source.lower().replace(".", "__")
-    rows = spark.sql(
-        f"select IBMSNAP_UOWID, IBMSNAP_INTENTSEQ, IBMSNAP_OPERATION from {relation(cd)}"
-    ).collect()
+    cd = relation_name(cd_model_name(member.registration))
+    rows = spark.sql(f"select IBMSNAP_UOWID, IBMSNAP_INTENTSEQ, IBMSNAP_OPERATION from {cd}").collect()
     return {tuple(row) for row in rows}
-
-
-def relation(model: str) -> str:
-    from lakerep.summary import relation_name
-
-    return relation_name(model)
 
 
 def test_pruning_deletes_exactly_the_rows_no_member_needs(spark, workload):
@@ -206,7 +200,7 @@ def test_pruning_deletes_exactly_the_rows_no_member_needs(spark, workload):
     members_at = synchpoints(spark)
     uows = {row["IBMSNAP_UOWID"]: row["IBMSNAP_COMMITSEQ"] for row in sql(spark, "select * from {uow}")}
     rolled_back = {
-        row[0] for row in spark.sql(f"select IBMSNAP_UOWID from {relation('uow_rollbacks')}").collect()
+        row[0] for row in spark.sql(f"select IBMSNAP_UOWID from {relation_name('uow_rollbacks')}").collect()
     }
     before = {member.source: cd_rows(spark, member) for member in MEMBERS.values()}
 
@@ -291,3 +285,4 @@ def test_a_cold_start_past_the_members_is_a_gap_for_every_member_behind_it(spark
         assert_target_equals_the_oracle(spark, workload, member, synchpoint)
     history = expected_history(workload, ORDERS, start, snapshots["orders_history"], synchpoint)
     assert target_history(spark, ORDERS) == history
+

@@ -1,0 +1,72 @@
+{#-
+    SQL of the plan rows that took effect: a member's row of a cycle whose set committed an
+    APPLIED trail row, with an action that writes the target (MIRROR, REFRESH, EXTERNAL_REFRESH).
+    A member's state is its latest such row. Arguments: plans, trail — relations or CTE names
+    with apply_plan's and apply_trail's columns.
+-#}
+{% macro lakerep_applied_plans(plans, trail) %}
+    select plans.*
+    from {{ plans }} as plans
+    inner join {{ trail }} as trail
+        on
+            plans.apply_cycle = trail.apply_cycle
+            and plans.apply_qual = trail.apply_qual
+            and plans.set_name = trail.set_name
+    where
+        trail.status = 'APPLIED'
+        and plans.action in ('MIRROR', 'REFRESH', 'EXTERNAL_REFRESH')
+{% endmacro %}
+
+
+{#-
+    SQL of each member's pending refresh marker: the latest 'refresh' or 'external' marker no
+    applied plan has consumed (target_table, marker_id, kind, refresh_start, refresh_end).
+    Argument: applied — a relation or CTE name of lakerep_applied_plans().
+-#}
+{% macro lakerep_pending_markers(applied) %}
+    select
+        markers.target_table,
+        max_by(markers.marker_id, markers.marked_at) as marker_id,
+        max_by(markers.kind, markers.marked_at) as kind,
+        max_by(markers.refresh_start, markers.marked_at) as refresh_start,
+        max_by(markers.refresh_end, markers.marked_at) as refresh_end
+    from {{ source('lakerep_raw', 'refresh_markers') }} as markers
+    where
+        markers.kind in ('refresh', 'external')
+        and markers.marker_id not in (
+            select consumed.marker_id from {{ applied }} as consumed
+            where consumed.marker_id is not null
+        )
+    group by markers.target_table
+{% endmacro %}
+
+
+{#- SQL of the current Apply cycle's plan: apply_plan's rows of its highest cycle. -#}
+{% macro lakerep_current_plan() %}
+    select * from {{ ref('apply_plan') }}
+    where apply_cycle = (select max(apply_cycle) from {{ ref('apply_plan') }})
+{% endmacro %}
+
+
+{#-
+    SQL of the given columns of every member's change model, with the member's target_table
+    (typed, empty when no member is declared). Argument: columns — [name, data type] pairs.
+-#}
+{% macro lakerep_member_change_rows(columns) %}
+    {% for entry in lakerep_member_change_models() %}
+        select
+            {{ lakerep_string_literal(entry.target_table) }} as target_table,
+            {%- for name, data_type in columns %}
+                {{ name }}{{ ',' if not loop.last }}
+            {%- endfor %}
+        from {{ entry.changes }}
+        {{ 'union all' if not loop.last }}
+    {% else %}
+        select
+            cast(null as string) as target_table,
+            {%- for name, data_type in columns %}
+                cast(null as {{ data_type }}) as {{ name }}{{ ',' if not loop.last }}
+            {%- endfor %}
+        where false
+    {% endfor %}
+{% endmacro %}
