@@ -1,7 +1,8 @@
 # lakerep — the two commands a new user needs (see README.md):
 #   make demo   installs everything, generates a workload and runs the pipeline on embedded Spark
 #   make test   installs everything and runs every test and linter
-# plus `make bench SIZE=... CYCLE=...` for figures (history of SIZE log records, then a cycle of CYCLE).
+# plus `make bench SIZE=... CYCLE=...` for figures (history of SIZE log records, then a cycle of CYCLE),
+# `make scenarios` (the fixed crash scenarios) and `make soak COUNT=...` (that many more).
 
 SHELL := /bin/bash
 PYTHON ?= python3.11
@@ -16,8 +17,10 @@ SIZE ?= 100000
 CYCLE ?= 10000
 SEED ?= 42
 RECORDS ?= 20000
+COUNT ?= 200
+FIRST_SEED ?= 1001
 
-.PHONY: install demo test lint bench clean
+.PHONY: install demo test lint bench scenarios soak clean
 
 install: $(STAMP)
 
@@ -37,6 +40,12 @@ lint: install
 
 test: install lint
 	$(BIN)/pytest -q
+
+scenarios: install
+	$(BIN)/pytest -q -m scenarios tests/scenarios
+
+soak: install
+	$(BIN)/lakerep scenarios --count $(COUNT) --first-seed $(FIRST_SEED)
 
 bench: install
 	$(BIN)/lakerep bench --records $(SIZE) --cycle-records $(CYCLE) --seed $(SEED)

@@ -1,9 +1,10 @@
-"""What `lakerep refresh`, `lakerep mark-external-refresh` and `lakerep prune` do (SPEC §5, §6).
+"""What `lakerep refresh`, `lakerep mark-external-refresh`, `lakerep prune` and `lakerep diff` do
+(SPEC §5, §6, §7).
 
 Each checks what it can before Spark starts (options, members, position format), refuses while a
 runner holds a session (the subscriptions are active), then does its work inside the lake's
 critical section. The decisions are SQL: the lakerep_mark_refresh macro checks a marker against
-the lake and records it; the capture_prune model prunes.
+the lake and records it; the capture_prune model prunes; the lakerep_diff macro compares.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import json
 import os
 import re
 import socket
+from dataclasses import dataclass
 from pathlib import Path
 
 from lakerep import dbt
@@ -48,11 +50,7 @@ def mark(target_table: str, kind: str, start: str | None = None, end: str | None
     """Record a refresh marker for the member writing target_table (kind: refresh, external,
     unload_start, unload_end); the lines saying what was recorded. dbt.OperationRejected says
     why the lake refused it."""
-    members = [member.target_table for member in load_members()]
-    if target_table not in members:
-        raise ValueError(
-            f"no member of subscriptions.yml has the target {target_table} (members: {', '.join(members)})"
-        )
+    _check_member(target_table)
     arguments = {"kind": kind, "target_table": target_table, "marked_by": _user_and_host()}
     if kind == "external":
         arguments |= {"start_position": start.upper(), "end_position": end.upper()}
@@ -63,8 +61,9 @@ def mark(target_table: str, kind: str, start: str | None = None, end: str | None
         return list(dbt.run_operation("lakerep_mark_refresh", arguments).messages)
 
 
-def prune() -> list[str]:
-    """Prune the CD and UOW tables now (the capture_prune model); a line per table pruned and a total."""
+def prune(retention_limit: int | None = None) -> list[str]:
+    """Prune the CD and UOW tables now (the capture_prune model); a line per table pruned and a total.
+    `retention_limit` (minutes) replaces the retention_limit var for this prune."""
     from lakerep.lake import lake_session
     from lakerep.summary import relation_name
 
@@ -78,7 +77,12 @@ def prune() -> list[str]:
                 raise ValueError(f"the lake has no {model} yet: run a cycle (lakerep run) before pruning")
         table = relation_name("capture_prune")
         before = _latest_prune(spark, table)
-        prune_vars = json.dumps({"lakerep_prune": True})
+        prune_vars = json.dumps(
+            {
+                "lakerep_prune": True,
+                **({} if retention_limit is None else {"retention_limit": retention_limit}),
+            }
+        )
         dbt.invoke(["run", "--select", "capture_prune", "apply_trace", "--vars", prune_vars], quiet=True)
         pruned_at = _latest_prune(spark, table)
     if pruned_at is None or pruned_at == before:
@@ -94,6 +98,45 @@ def prune() -> list[str]:
     ]
     total = sum(row.rows_deleted for row in rows)
     return [*lines, f"pruned {total:,} rows from {len(rows)} CD and UOW tables"]
+
+
+@dataclass(frozen=True)
+class DiffReport:
+    lines: tuple[str, ...]  # per target a line of counts, then its first differing keys
+    counts: dict[str, dict]  # per target: position, snapshot_id, and the keys only_in_source,
+    # only_in_target, differing, duplicated (held more than once by the target)
+
+    @property
+    def differs(self) -> bool:
+        kinds = ("only_in_source", "only_in_target", "differing", "duplicated")
+        return any(count[kind] for count in self.counts.values() for kind in kinds)
+
+
+_DIFF_RESULT = "lakerep_diff_result "
+
+
+def diff(target_tables: list[str], at: str | None = None, limit: int = 10) -> DiffReport:
+    """Compare targets (every member's when none are named) with the consistent snapshot of their
+    source at `at` (default: each target's synchpoint). dbt.OperationRejected says why the macro
+    refused (a position that is not 20 hex digits, no such snapshot, no synchpoint yet)."""
+    for target_table in target_tables:
+        _check_member(target_table)
+    arguments = {"target_tables": list(target_tables), "at": at, "limit": limit}
+    with critical_section(lake_home()):  # not in the middle of a cycle
+        messages = dbt.run_operation("lakerep_diff", arguments).messages
+    results = [message for message in messages if message.startswith(_DIFF_RESULT)]
+    if len(results) != 1:
+        raise RuntimeError(f"lakerep_diff logged {len(results)} result lines, expected one")
+    lines = tuple(message for message in messages if not message.startswith(_DIFF_RESULT))
+    return DiffReport(lines, json.loads(results[0][len(_DIFF_RESULT) :]))
+
+
+def _check_member(target_table: str) -> None:
+    members = [member.target_table for member in load_members()]
+    if target_table not in members:
+        raise ValueError(
+            f"no member of subscriptions.yml has the target {target_table} (members: {', '.join(members)})"
+        )
 
 
 def lake_home() -> Path:

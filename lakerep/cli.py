@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -20,6 +21,7 @@ from lakerep.summary import apply_lines, capture_line
 from lakerep.token_file import TokenFileError
 
 # Exit codes (README): dbt's own (0 ok, 1 model or test errors, 2 crash), then ours.
+EXIT_CHECK_FAILED = 1  # as a failed data test: a target differs (diff), a scenario failed (scenarios)
 EXIT_USER_ERROR = 3  # bad option, token file or registration: the message says what to fix
 EXIT_START_REFUSED = 4  # warmns with the restart point pruned from the log, or LAG_LIMIT
 EXIT_SESSION_LOCKED = 5  # another runner holds the session, or a session is running (refresh,
@@ -142,12 +144,41 @@ def mark_external_refresh(
 
 
 @main.command()
-def prune() -> None:
+@click.option(
+    "--retention-limit",
+    type=click.IntRange(min=0),
+    help="Minutes of changes kept whoever needs them, for this prune (default: the retention_limit var).",
+)
+def prune(retention_limit: int | None) -> None:
     """Prune the CD and UOW tables now (a running session prunes every PRUNE_INTERVAL).
     Refused while a session runs."""
     with _user_errors():
-        for line in apply_commands.prune():
+        for line in apply_commands.prune(retention_limit):
             _echo(line)
+
+
+@main.command()
+@click.option(
+    "--member", "target_tables", multiple=True, help="A member's target table (default: every member)."
+)
+@click.option(
+    "--at", "at", metavar="POS", help="Compare at this position (default: the target's synchpoint)."
+)
+@click.option(
+    "--limit", type=click.IntRange(min=0), default=10, show_default=True, help="Keys shown per target."
+)
+def diff(target_tables: tuple[str, ...], at: str | None, limit: int) -> None:
+    """Compare targets with a consistent snapshot of their source (an unload landed with start =
+    end = the position): rows only in the source, only in the target, and differing (by key, with
+    the columns). Exit 0 when every target equals its snapshot, 1 when one differs."""
+    with _user_errors():
+        report = apply_commands.diff(list(target_tables), at, limit)
+    for line in report.lines:
+        click.echo(line)
+    if report.differs:
+        _echo("targets differ from their source snapshots")
+        sys.exit(EXIT_CHECK_FAILED)
+    _echo(f"{len(report.counts)} targets equal their source snapshots")
 
 
 @main.command()
@@ -170,6 +201,55 @@ def demo(records: int, seed: int, batch_records: int) -> None:
             f"oracle: {len(landed.workload.oracle.commit_positions()):,} committed UOWs, "
             f"{len(landed.workload.oracle.open_uows()):,} still open at the end of the log"
         )
+
+
+@main.command()
+@click.option("--seed", "seeds", type=int, multiple=True, help="Run this scenario (repeatable).")
+@click.option("--first-seed", type=int, default=1, show_default=True, help="A soak's first seed.")
+@click.option(
+    "--count", type=click.IntRange(min=0), default=0, help="Soak: run this many scenarios from --first-seed."
+)
+@click.option(
+    "--home",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Folder of the scenarios' lake (default: a new temporary folder; each scenario empties it).",
+)
+def scenarios(seeds: tuple[int, ...], first_seed: int, count: int, home: Path | None) -> None:
+    """Randomized crash scenarios against the oracle: workloads, restarts, refreshes, prunes and
+    runners crashing at random points, then checks of targets, tables and trace. One line per
+    scenario; a failing one prints its seed and the command reproducing it. Exit 1 if one failed."""
+    import os
+    import tempfile
+
+    from lakerep.scenarios.driver import ScenarioFailed, run_scenario
+
+    chosen = list(seeds) or list(range(first_seed, first_seed + count))
+    if not chosen:
+        raise click.UsageError("give --seed N, or --count K (with --first-seed) for a soak")
+    lake = home or Path(tempfile.mkdtemp(prefix="lakerep-scenarios-"))
+    os.environ.update(
+        {
+            "LAKEREP_HOME": str(lake),
+            "DBT_TARGET_PATH": str(lake / "target"),
+            "DBT_LOG_PATH": str(lake / "logs"),
+        }
+    )
+    _echo(f"scenario lake: {os.environ['LAKEREP_HOME']}")
+    failed = []
+    started = time.monotonic()
+    with _user_errors():
+        for seed in chosen:
+            try:
+                _echo(run_scenario(seed, progress=_echo).line())
+            except ScenarioFailed as failure:
+                failed.append(seed)
+                click.echo(f"lakerep: {failure}", err=True)
+    seconds = time.monotonic() - started
+    passed = len(chosen) - len(failed)
+    failures = f"; failed: {failed}" if failed else ""
+    _echo(f"{passed} of {len(chosen)} scenarios passed in {seconds:,.0f} s{failures}")
+    if failed:
+        sys.exit(EXIT_CHECK_FAILED)
 
 
 @main.command()

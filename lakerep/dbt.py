@@ -21,6 +21,11 @@ EXIT_MODEL_ERRORS = 1
 EXIT_CRASH = 2
 
 
+EVENT_CALLBACKS: list = []
+"""Callbacks every invocation in this process gets, besides its own: the crash scenarios put their
+fault injector here (lakerep.scenarios.crash)."""
+
+
 class OperationRejected(ValueError):
     """A macro run by `run_operation` refused its arguments (a compile error it raised)."""
 
@@ -68,7 +73,7 @@ def invoke(
     ]
     if quiet:
         full_args = ["--quiet", *full_args]
-    outcome = dbtRunner(callbacks=callbacks).invoke(full_args)
+    outcome = dbtRunner(callbacks=[*EVENT_CALLBACKS, *(callbacks or [])]).invoke(full_args)
     if outcome.exception is not None:
         exit_code = EXIT_CRASH
     elif outcome.success:

@@ -285,7 +285,10 @@ def _apply_contracts(members: list[Member]) -> str:
                     "apply_qual": member.apply_qual, "set_name": member.set_name, "source": source,
                     "target_structure": STRUCTURE_CODES[member.target_structure]}}},
                 "columns": columns,
-                "data_tests": [_unique_combination(target_unique_key(member))],
+                "data_tests": [
+                    _unique_combination(target_unique_key(member)),
+                    {"lakerep_matches_source_snapshot": {"arguments": {"target_table": member.target_table}}},
+                ],
             }
         )  # fmt: skip
         user_columns = [

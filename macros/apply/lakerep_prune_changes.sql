@@ -39,27 +39,19 @@
         {%- do limits.update({row.SOURCE_OWNER ~ '.' ~ row.SOURCE_TABLE: row.prune_limit}) -%}
     {%- endfor -%}
     {%- set uow_limit = ([synchpoint] + (limits.values() | list)) | min -%}
-    {%- set results = [] -%}
+    {#- The register first: CD_OLD_SYNCHPOINT is raised before a row goes, so a prune cut off
+        between the two leaves a gap to refresh, never a hole a member would read through. -#}
+    {%- set plans = [] -%}
     {%- set raised = [] -%}
     {%- for entry in lakerep_registered_models() -%}
         {%- set limit = [limits.get(entry.source_owner ~ '.' ~ entry.source_table, synchpoint), synchpoint] | min -%}
-        {%- set outcome = run_query(
-            'merge into ' ~ entry.cd ~ ' as cd using (select distinct IBMSNAP_UOWID from ' ~ uow
-            ~ ' where IBMSNAP_COMMITSEQ <= ' ~ lakerep_string_literal(limit)
-            ~ " or IBMSNAP_LOGMARKER < timestamp'" ~ cutoff ~ "'"
-            ~ ' union select IBMSNAP_UOWID from ' ~ ref('uow_rollbacks')
-            ~ ') as gone on cd.IBMSNAP_UOWID = gone.IBMSNAP_UOWID when matched then delete'
-        ) -%}
         {%- set source = held.get(entry.source_owner ~ '.' ~ entry.source_table) -%}
         {%- set cd_old = [limit, retained_after, (source.CD_OLD_SYNCHPOINT if source else none) or lowest] | max -%}
+        {%- do plans.append({'entry': entry, 'limit': limit, 'cd_old': cd_old}) -%}
         {%- do raised.append(
             'when SOURCE_OWNER = ' ~ lakerep_string_literal(entry.source_owner) ~ ' and SOURCE_TABLE = '
             ~ lakerep_string_literal(entry.source_table) ~ ' then ' ~ lakerep_string_literal(cd_old)
         ) -%}
-        {%- do results.append({
-            'table_owner': entry.cd.schema, 'table_name': entry.cd.identifier, 'prune_limit': limit,
-            'retention_cutoff': cutoff, 'rows_deleted': outcome.rows[0].num_deleted_rows, 'cd_old_synchpoint': cd_old,
-        }) -%}
     {%- endfor -%}
     {%- if raised -%}
         {%- do run_query(
@@ -67,6 +59,21 @@
             ~ " else CD_OLD_SYNCHPOINT end where GLOBAL_RECORD = 'N'"
         ) -%}
     {%- endif -%}
+    {%- set results = [] -%}
+    {%- for plan in plans -%}
+        {%- set outcome = run_query(
+            'merge into ' ~ plan.entry.cd ~ ' as cd using (select distinct IBMSNAP_UOWID from ' ~ uow
+            ~ ' where IBMSNAP_COMMITSEQ <= ' ~ lakerep_string_literal(plan.limit)
+            ~ " or IBMSNAP_LOGMARKER < timestamp'" ~ cutoff ~ "'"
+            ~ ' union select IBMSNAP_UOWID from ' ~ ref('uow_rollbacks')
+            ~ ') as gone on cd.IBMSNAP_UOWID = gone.IBMSNAP_UOWID when matched then delete'
+        ) -%}
+        {%- do results.append({
+            'table_owner': plan.entry.cd.schema, 'table_name': plan.entry.cd.identifier, 'prune_limit': plan.limit,
+            'retention_cutoff': cutoff, 'rows_deleted': outcome.rows[0].num_deleted_rows,
+            'cd_old_synchpoint': plan.cd_old,
+        }) -%}
+    {%- endfor -%}
     {%- set outcome = run_query(
         'delete from ' ~ uow ~ ' where IBMSNAP_COMMITSEQ <= ' ~ lakerep_string_literal(uow_limit)
         ~ " or IBMSNAP_LOGMARKER < timestamp'" ~ cutoff ~ "'"

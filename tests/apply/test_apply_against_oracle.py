@@ -22,8 +22,9 @@ from apply.apply_support import (
     write_target,
 )
 from capture.ccd_support import global_synchpoint
+from click.testing import CliRunner
 
-from lakerep import landing
+from lakerep import apply_commands, cli, dbt, landing
 from lakerep.lake import reset_lake
 from lakerep.scaffold import cd_model_name
 from lakerep.summary import relation_name
@@ -286,3 +287,38 @@ def test_a_cold_start_past_the_members_is_a_gap_for_every_member_behind_it(spark
     history = expected_history(workload, ORDERS, start, snapshots["orders_history"], synchpoint)
     assert target_history(spark, ORDERS) == history
 
+
+def test_lakerep_diff_and_its_data_test_find_exactly_the_rows_that_differ(spark, workload):
+    position = synchpoints(spark)["customers_copy"]
+    for member in (CUSTOMERS, LINES, ORDERS):  # STOCK stays in its gap: its target is behind
+        snapshot = workload.snapshot(member.source, position, position)
+        landing.land_snapshot_rows(spark, snapshot.to_landing_rows())
+    assert not apply_commands.diff([m.target_table for m in SALES_COPIES]).differs
+    with pytest.raises(dbt.OperationRejected, match="whose key updates are not captured as delete/insert"):
+        apply_commands.diff([ORDERS.target_table])  # a key update moves a row: its history cannot say
+
+    target = relation_name("customers_copy")
+    gone, changed, doubled = sorted(workload.oracle.state_at(CUSTOMERS.source, position))[:3]
+    spark.sql(f"delete from {target} where customer_id = '{gone[0]}'")
+    spark.sql(f"update {target} set email = 'someone@else' where customer_id = '{changed[0]}'")
+    columns = "name, email, credit_limit, created_on, updated_at"
+    spark.sql(f"insert into {target} select 'C-NOT-IN-SOURCE', {columns} from {target} limit 1")
+    spark.sql(f"insert into {target} select * from {target} where customer_id = '{doubled[0]}'")
+    report = apply_commands.diff(["customers_copy"])
+    counts = report.counts["customers_copy"]
+    found = (counts["only_in_source"], counts["only_in_target"], counts["differing"], counts["duplicated"])
+    assert found == (1, 1, 1, 1), report.lines
+    assert any(f'"customer_id":"{changed[0]}"}}: email ' in line for line in report.lines), report.lines
+
+    selector = "customers_copy,test_name:lakerep_matches_source_snapshot"
+    data_test = dbt.invoke(["test", "--select", selector], check=False, quiet=True)
+    assert data_test.exit_code == dbt.EXIT_MODEL_ERRORS
+    assert [result.failures for result in data_test.result.results] == [4]
+
+    differs = CliRunner().invoke(cli.main, ["diff", "--member", "customers_copy"])
+    assert differs.exit_code == 1
+    summary = "1 only in the source, 1 only in the target, 1 differing, 1 keys held more than once"
+    assert summary in differs.output
+    no_snapshot = CliRunner().invoke(cli.main, ["diff", "--member", "stock_copy"])
+    assert no_snapshot.exit_code == cli.EXIT_USER_ERROR
+    assert "no consistent snapshot of INVENTORY.STOCK" in no_snapshot.output

@@ -1,0 +1,296 @@
+"""Runs one scenario on the lake of this process (SPEC §7): the workload lands batch by batch,
+runners start warm, cold or recover and crash at their drawn points, refreshes and prunes happen
+in between; a final clean warm run, then the checks (lakerep.scenarios.checks).
+
+Runners run in this process (crash mode abort, lakerep.scenarios.crash): a JVM start per runner
+would cost more than the scenario. Everything else goes through the same functions the `lakerep`
+commands call.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from lakerep import apply_commands, dbt, landing
+from lakerep.lake import lake_session, reset_lake
+from lakerep.scenarios.crash import CrashInjector, StatementCounter, injected
+from lakerep.scenarios.schedule import MIN_CRASHES, Schedule, Step, draw_schedule
+from lakerep.session import SessionStart, run_session
+from lakerep.subscriptions import Member, load_members
+from lakerep.summary import relation_name
+from lakerep.token_file import CURRENT_RESTART, TokenPair
+from lakerep.workload.config import WorkloadConfig
+from lakerep.workload.generator import Workload
+
+SESSION = "scenario"
+MEMBERS = {member.target_table: member for member in load_members()}
+SETTLE_RUNS = 4  # clean warm runs, at most, for every set to be APPLIED at the end
+
+
+class ScenarioFailed(AssertionError):
+    """A scenario broke a check; the message names the seed and the command reproducing it."""
+
+
+def reproduce_command(seed: int) -> str:
+    return f"lakerep scenarios --seed {seed}"
+
+
+@dataclass
+class Journal:
+    """What the scenario did, for the checks and for the report."""
+
+    crashes: list[str] = field(default_factory=list)
+    cold_starts: int = 0
+    refreshes_requested: int = 0
+    external_refreshes: int = 0
+    prunes: int = 0
+    runs: int = 0
+    events: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class ScenarioResult:
+    seed: int
+    schedule: Schedule
+    journal: Journal
+    checks: tuple[str, ...]
+    seconds: float
+
+    def line(self) -> str:
+        journal = self.journal
+        return (
+            f"scenario {self.seed}: passed in {self.seconds:,.0f} s; {journal.runs} runs, "
+            f"{len(journal.crashes)} crashes, {journal.cold_starts} cold starts, "
+            f"{journal.refreshes_requested} refreshes asked, "
+            f"{journal.external_refreshes} external refreshes, {journal.prunes} prunes; "
+            f"{len(self.checks)} checks"
+        )
+
+
+def run_scenario(seed: int, *, progress: Callable[[str], None] = lambda _: None) -> ScenarioResult:
+    """Run scenario `seed` on a fresh lake; ScenarioFailed says what broke and how to reproduce it."""
+    from lakerep.scenarios.checks import check_lake
+
+    started = time.monotonic()
+    schedule = draw_schedule(seed)
+    progress(f"scenario {schedule.describe()}")
+    driver = Driver(schedule)
+    try:
+        driver.play(progress)
+        checks = check_lake(driver.workload, driver.journal)
+    except Exception as failure:  # a check, or a run or command that failed outright
+        raise ScenarioFailed(
+            f"scenario {seed} failed: {type(failure).__name__}: {failure}\n"
+            f"  schedule: {schedule.describe()}\n  crashes: {driver.journal.crashes}\n"
+            f"  reproduce: {reproduce_command(seed)}"
+        ) from failure
+    return ScenarioResult(seed, schedule, driver.journal, tuple(checks), time.monotonic() - started)
+
+
+class Driver:
+    def __init__(self, schedule: Schedule) -> None:
+        self.schedule = schedule
+        self.rng = random.Random(f"lakerep-scenario-driver-{schedule.seed}")
+        self.workload = Workload(
+            seed=schedule.seed, config=WorkloadConfig(landing_order=schedule.landing_order)
+        )
+        self.journal = Journal()
+        self.run_statements = 400  # of a complete run; measured on each complete run
+        self.prune_statements = 20
+        self.token_file: Path | None = None  # read by the next run only, as a user passes it once
+        self.landed_commits: list[str] = []  # commit positions of the latest batch
+
+    # -- the scenario ---------------------------------------------------------------------------
+
+    def play(self, progress: Callable[[str], None]) -> None:
+        reset_lake()
+        self.land(self.schedule.first_records)
+        self.land_sales_snapshots()
+        self.run()  # SALES refreshed from the snapshots, STOCK in a gap (DISABLE_REFRESH)
+        for number, step in enumerate(self.schedule.steps, 1):
+            self.step(step)
+            progress(f"  step {number}: {step.describe()} -> {self.journal.events[-1]}")
+        extra = 0
+        while len(self.journal.crashes) < MIN_CRASHES and extra < 3 * MIN_CRASHES:
+            extra += 1
+            self.step(Step(records=self.rng.randint(40, 160), event="warm", crash_fraction=self.rng.random()))
+            progress(f"  extra crash step: {self.journal.events[-1]}")
+        self.settle()
+        progress(f"  settled after {self.journal.runs} runs, crashes: {len(self.journal.crashes)}")
+
+    def step(self, step: Step) -> None:
+        self.land(step.records, finish=step.event == "cold")
+        self.resolve_waits()
+        start_type, token_file = "warm", self.take_token_file()
+        prune_crash = step.crash_fraction if step.crash_prune else None
+        run_crash = None if step.crash_prune else step.crash_fraction
+        if step.event == "cold":
+            # Every transaction ended in the batch just landed: a cold start there loses none.
+            token_file = self.write_tokens("cold", {}, TokenPair(CURRENT_RESTART, CURRENT_RESTART))
+            start_type = "cold"
+        elif step.event == "recover":
+            token_file = self.home / "scenario-recover.tokens"
+            if not self.run("recover", token_file) and token_file.exists():
+                self.token_file = token_file  # the warm run after it reads it
+            token_file = self.take_token_file()
+        elif step.event == "reread":
+            token_file = self.reread_tokens()
+        elif step.event == "refresh":
+            member = self.rng.choice([m for m in MEMBERS.values() if not m.registration.disable_refresh])
+            apply_commands.mark(member.target_table, "refresh")
+            self.journal.refreshes_requested += 1
+            self.land_sales_snapshots()
+        elif step.event == "external":
+            self.external_refresh(MEMBERS["stock_copy"])
+        elif step.event in ("prune", "retention"):
+            self.prune(retention_limit=0 if step.event == "retention" else None, crash_fraction=prune_crash)
+        crashed = self.run(start_type, token_file, crash_fraction=run_crash, label=f"{step.event} step")
+        if start_type == "cold" and not crashed:
+            self.journal.cold_starts += 1
+        self.journal.events.append(f"{step.event} run {'crashed' if crashed else 'done'}")
+
+    def settle(self) -> None:
+        """Clean warm runs until every set is APPLIED in a cycle that was not cut off."""
+        for _ in range(SETTLE_RUNS):
+            self.land(self.rng.randint(20, 80))
+            self.resolve_waits()
+            self.run("warm", self.take_token_file())
+            if set(self.set_status().values()) == {"APPLIED"}:
+                return
+        raise AssertionError(f"sets not APPLIED after {SETTLE_RUNS} clean runs: {self.set_status()}")
+
+    # -- runners --------------------------------------------------------------------------------
+
+    def run(
+        self,
+        start_type: str = "warm",
+        token_file: Path | None = None,
+        *,
+        crash_fraction=None,
+        label: str = "",
+    ) -> bool:
+        """One runner (`lakerep run --once`); True when it crashed at its crash point."""
+        self.journal.runs += 1
+        start = SessionStart(SESSION, start_type, token_file, once=True, dbt_command="run")
+        crashed, statements, reports = self.crashing(
+            f"{label or 'extra step'}, {start_type} run",
+            crash_fraction,
+            self.run_statements,
+            lambda: run_session(start),
+        )
+        if not crashed:
+            self.run_statements = statements // max(1, len(reports))
+        return crashed
+
+    def prune(self, *, retention_limit: int | None, crash_fraction: float | None) -> None:
+        self.journal.prunes += 1
+        crashed, statements, _ = self.crashing(
+            "prune", crash_fraction, self.prune_statements, lambda: apply_commands.prune(retention_limit)
+        )
+        if not crashed:
+            self.prune_statements = statements
+
+    def crashing(self, what: str, fraction: float | None, estimate: int, call: Callable):
+        """Call `call`, crashing before the statement at `fraction` of `estimate` (None: no crash).
+        Returns (crashed, statements sent, what `call` returned)."""
+        if fraction is None:
+            with injected(StatementCounter()) as counter:
+                returned = call()
+            return False, counter.statements, returned
+        injector = CrashInjector(max(1, math.ceil(fraction * estimate)))
+        returned = None
+        try:
+            with injected(injector):
+                returned = call()
+        except dbt.DbtFailed:
+            if not injector.fired or injector.failed_before:  # a failure of its own, not the crash
+                raise
+        if injector.fired:
+            self.journal.crashes.append(f"{what}: {injector.fired_at}")
+        return injector.fired, injector.statements, returned
+
+    # -- the source side ------------------------------------------------------------------------
+
+    @property
+    def home(self) -> Path:
+        return apply_commands.lake_home()
+
+    def land(self, records: int, *, finish: bool = False) -> None:
+        before = set(self.workload.oracle.commit_positions())
+        batch = self.workload.next_batch(records, finish=finish)
+        landing.land_log_records(lake_session(), batch.records)
+        self.landed_commits = [p for p in self.workload.oracle.commit_positions() if p not in before]
+
+    def busy_window(self) -> tuple[str, str]:
+        """An unload window in the latest batch: from a position transactions straddle to its last
+        commit (a set's synchpoint reaches it in the next cycle)."""
+        commits = self.landed_commits or self.workload.oracle.commit_positions()[-1:]
+        end = commits[-1]
+        start = commits[self.rng.randrange(0, max(1, len(commits) - 1))] if len(commits) > 1 else end
+        return start, end
+
+    def land_sales_snapshots(self) -> None:
+        start, end = self.busy_window()
+        spark = lake_session()
+        sources = sorted({m.source for m in MEMBERS.values() if not m.registration.disable_refresh})
+        for source in sources:
+            landing.land_snapshot_rows(spark, self.workload.snapshot(source, start, end).to_landing_rows())
+        self.journal.events.append(f"snapshots {start}..{end}")
+
+    def external_refresh(self, member: Member) -> None:
+        """Another tool unloads the source over a busy window into the target, then marks it."""
+        start, end = self.busy_window()
+        spark = lake_session()
+        name = relation_name(member.target_table)
+        if not spark.catalog.tableExists(name):
+            return
+        rows = self.workload.snapshot(member.source, start, end).rows
+        frame = spark.createDataFrame(rows, schema=spark.table(name).schema)
+        frame.write.format("delta").mode("overwrite").saveAsTable(name)
+        apply_commands.mark(member.target_table, "external", start, end)
+        self.journal.external_refreshes += 1
+
+    def resolve_waits(self) -> None:
+        """A set WAITING for a snapshot gets one; a set in a GAP gets an external refresh."""
+        status = self.set_status()
+        if status.get("SALES") == "WAITING":
+            self.land_sales_snapshots()
+        if status.get("STOCK") == "GAP":
+            self.external_refresh(MEMBERS["stock_copy"])
+
+    def set_status(self) -> dict[str, str]:
+        spark = lake_session()
+        table = relation_name("apply_set_status")
+        if not spark.catalog.tableExists(table):
+            return {}
+        return {
+            row.set_name: row.status for row in spark.sql(f"select set_name, status from {table}").collect()
+        }
+
+    # -- token files ----------------------------------------------------------------------------
+
+    def take_token_file(self) -> Path | None:
+        token_file, self.token_file = self.token_file, None
+        return token_file
+
+    def write_tokens(self, name: str, explicit: dict[str, TokenPair], special: TokenPair | None) -> Path:
+        path = self.home / f"scenario-{name}.tokens"
+        lines = [f"<!-- scenario {self.schedule.seed}: {name} -->"]
+        for source, pair in explicit.items():
+            lines += [f"{source}={pair.restart1}", f"{source}={pair.restart2}"]
+        if special is not None:
+            lines += [f"RESTART1={special.restart1}", f"RESTART2={special.restart2}"]
+        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        return path
+
+    def reread_tokens(self) -> Path:
+        """A token file moving one source back to an earlier commit: its changes are read again."""
+        source = self.rng.choice(sorted(self.workload.registrations))
+        commits = self.workload.oracle.commit_positions()
+        back = commits[self.rng.randrange(max(0, len(commits) - 60), len(commits))]
+        return self.write_tokens("reread", {source: TokenPair(back, back)}, None)

@@ -1,0 +1,99 @@
+"""The scenario machinery without Spark: schedules drawn from a seed, crash points counted in
+SQL statements (lakerep.scenarios.schedule, lakerep.scenarios.crash)."""
+
+from __future__ import annotations
+
+import re
+import signal
+import subprocess
+import sys
+from types import SimpleNamespace
+
+import pytest
+
+from lakerep.scenarios import FIXED_SEEDS
+from lakerep.scenarios.crash import CrashInjector, InjectedCrash, StatementCounter
+from lakerep.scenarios.schedule import EVENTS, MIN_CRASHES, draw_schedule
+
+
+def event(name: str, sql: str = "select 1", node: str = "model.lakerep.register"):
+    return SimpleNamespace(
+        info=SimpleNamespace(name=name),
+        data=SimpleNamespace(sql=sql, node_info=SimpleNamespace(unique_id=node)),
+    )
+
+
+def test_the_same_seed_draws_the_same_schedule():
+    assert draw_schedule(7) == draw_schedule(7)
+    assert draw_schedule(7) != draw_schedule(8)
+
+
+@pytest.mark.parametrize("seed", FIXED_SEEDS)
+def test_every_fixed_schedule_has_enough_crash_points(seed):
+    schedule = draw_schedule(seed)
+    assert sum(step.crash_fraction is not None for step in schedule.steps) >= MIN_CRASHES
+    assert all(step.event in EVENTS for step in schedule.steps)
+    assert all(0 < step.crash_fraction <= 1 for step in schedule.steps if step.crash_fraction is not None)
+
+
+def test_the_fixed_set_covers_every_event():
+    drawn = {step.event for seed in FIXED_SEEDS for step in draw_schedule(seed).steps}
+    assert drawn == set(EVENTS)
+
+
+def test_an_abort_crash_point_fails_its_statement_and_every_later_one():
+    injector = CrashInjector(at=3)
+    injector(event("MainReportVersion"))  # not a statement
+    injector(event("SQLQuery"))
+    injector(event("SQLQuery"))
+    assert not injector.fired
+    where = re.escape("statement 3, in model.lakerep.apply_trail: merge into")
+    with pytest.raises(InjectedCrash, match=where):
+        injector(event("SQLQuery", "merge into x\nusing y", "model.lakerep.apply_trail"))
+    with pytest.raises(InjectedCrash):
+        injector(event("SQLQuery", "insert into z"))
+    assert injector.fired and injector.statements == 4
+
+
+def test_a_node_failing_before_the_crash_point_is_told_apart_from_the_crash():
+    injector = CrashInjector(at=2)
+    injector(event("SQLQuery"))
+    failed = SimpleNamespace(
+        info=SimpleNamespace(name="NodeFinished"),
+        data=SimpleNamespace(
+            run_result=SimpleNamespace(status="error"), node_info=SimpleNamespace(unique_id="m")
+        ),
+    )
+    injector(failed)
+    with pytest.raises(InjectedCrash):
+        injector(event("SQLQuery"))
+    injector(failed)  # failing because of the crash: not counted
+    assert injector.failed_before == ["m"]
+
+
+def test_a_statement_counter_counts_only_statements():
+    counter = StatementCounter()
+    for name in ("SQLQuery", "SQLQueryStatus", "SQLQuery", "NodeFinished"):
+        counter(event(name))
+    assert counter.statements == 2
+
+
+@pytest.mark.parametrize("bad", [{"at": 0}, {"at": 2, "mode": "pause"}])
+def test_a_crash_point_must_be_a_statement_and_a_known_mode(bad):
+    with pytest.raises(ValueError):
+        CrashInjector(**bad)
+
+
+def test_a_kill_crash_point_kills_the_process_group():
+    script = (
+        "from types import SimpleNamespace as S\n"
+        "from lakerep.scenarios.crash import CrashInjector\n"
+        "crash = CrashInjector(at=2, mode='kill')\n"
+        "e = S(info=S(name='SQLQuery'), data=S(sql='select 1', node_info=S(unique_id='n')))\n"
+        "crash(e); print('first statement ran', flush=True); crash(e); print('never printed')\n"
+    )
+    child = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, start_new_session=True, timeout=60
+    )
+    assert child.returncode == -signal.SIGKILL
+    assert child.stdout == "first statement ran\n"
