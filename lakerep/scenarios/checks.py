@@ -2,13 +2,15 @@
 (the workload's plain-Python model of the source database), never against the SQL's own output:
 
 - every target equals the oracle at its synchpoint, by `lakerep diff` against a consistent
-  snapshot of its source landed at that synchpoint;
+  snapshot of its source landed at that synchpoint (a CCD target diff cannot compare, by its
+  history: the last refresh's snapshot rows, then exactly the oracle's changes after its start);
 - no duplicate row in a CD table, the UOW table or a CCD;
 - the register, the capture state and pruning control agree with the data: Capture's synchpoint is
   the last commit landed, every committed change after a source's CD_OLD_SYNCHPOINT is in its CD
-  table and nothing there is foreign to the source, the UOW table holds exactly the committed UOWs
-  no member has passed, each source's restart tokens lose no change of a transaction still open at
-  its synchpoint, and each member's SYNCHPOINT is its set's last applied synchpoint;
+  table and nothing there is foreign to the source, the UOW table holds committed UOWs at their
+  commit positions and none is missing above the lowest member SYNCHPOINT, each source's restart
+  tokens lose no change of a landed transaction open at RESTART2, and each member's SYNCHPOINT is
+  its set's last applied synchpoint;
 - the trace explains every cold start and every refresh.
 
 Each check raises AssertionError naming what differs; check_lake returns a line per check passed.
