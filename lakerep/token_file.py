@@ -165,22 +165,28 @@ def _statement(line: str, sources: set[str], *, path: str, number: int) -> tuple
     return name, token.upper()
 
 
-def write_token_file(path: Path, explicit: Mapping[str, TokenPair], *, header: str) -> None:
-    """Write explicit overrides, sorted by source, under a comment header; atomically replaces path.
+def write_token_file(
+    path: Path, explicit: Mapping[str, TokenPair], *, header: str, special: TokenPair | None = None
+) -> None:
+    """Write explicit overrides, sorted by source, then the special override if any, under a
+    comment header; atomically replaces path.
 
     Names and tokens are written in upper case. Refuses (ValueError) what would not read back the
-    same, such as CURRENT_RESTART or a token that is not 20 hex digits.
+    same, such as CURRENT_RESTART in an explicit override or a token that is not 20 hex digits.
     """
     upper = {name.upper(): TokenPair(p.restart1.upper(), p.restart2.upper()) for name, p in explicit.items()}
+    special = TokenPair(special.restart1.upper(), special.restart2.upper()) if special else None
     lines = [f"{COMMENT} {text}".rstrip() for text in header.splitlines()]
     for name in sorted(upper):
         lines += [f"{name}={upper[name].restart1}", f"{name}={upper[name].restart2}"]
+    if special is not None:
+        lines += [f"{_RESTART1}={special.restart1}", f"{_RESTART2}={special.restart2}"]
     text = "".join(f"{line}\n" for line in lines)
     try:
         parsed = parse_token_text(text, path=str(path), registered=upper)
     except TokenFileError as error:
         raise ValueError(f"refusing to write token file {path}: {error.reason}") from error
-    if len(upper) != len(explicit) or parsed != TokenFile(upper):
+    if len(upper) != len(explicit) or parsed != TokenFile(upper, special):
         raise ValueError(f"refusing to write token file {path}: a source name would not read back the same")
 
     temporary = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")

@@ -35,9 +35,10 @@ class InjectedCrash(RuntimeError):
 @dataclass
 class CrashInjector:
     """A dbt event callback counting the SQL statements of this process; at statement `at` it
-    kills the process group (mode kill) or starts failing every statement (mode abort)."""
+    kills the process group (mode kill) or starts failing every statement (mode abort). With
+    `at` None it only counts (how many statements a complete run sends)."""
 
-    at: int
+    at: int | None
     mode: str = "abort"
     statements: int = 0
     fired_at: str | None = field(default=None)  # where it crashed: node and statement
@@ -46,7 +47,7 @@ class CrashInjector:
     def __post_init__(self) -> None:
         if self.mode not in MODES:
             raise ValueError(f"crash mode must be one of {', '.join(MODES)}, not {self.mode!r}")
-        if self.at < 1:
+        if self.at is not None and self.at < 1:
             raise ValueError(f"a crash point is a statement number from 1, not {self.at}")
 
     def __call__(self, event) -> None:
@@ -80,20 +81,9 @@ def kill_this_runner() -> None:
 
 @contextmanager
 def injected(injector) -> Iterator:
-    """The injector (or counter) receives the events of every dbt invocation inside the block."""
+    """The injector receives the events of every dbt invocation inside the block."""
     dbt.EVENT_CALLBACKS.append(injector)
     try:
         yield injector
     finally:
         dbt.EVENT_CALLBACKS.remove(injector)
-
-
-class StatementCounter:
-    """A dbt event callback that only counts statements (how many a complete run sends)."""
-
-    def __init__(self) -> None:
-        self.statements = 0
-
-    def __call__(self, event) -> None:
-        if event.info.name == "SQLQuery":
-            self.statements += 1

@@ -18,12 +18,12 @@ from pathlib import Path
 
 from lakerep import apply_commands, dbt, landing
 from lakerep.lake import lake_session, reset_lake
-from lakerep.scenarios.crash import CrashInjector, StatementCounter, injected
+from lakerep.scenarios.crash import CrashInjector, injected
 from lakerep.scenarios.schedule import MIN_CRASHES, Schedule, Step, draw_schedule
 from lakerep.session import SessionStart, run_session
 from lakerep.subscriptions import Member, load_members
 from lakerep.summary import relation_name
-from lakerep.token_file import CURRENT_RESTART, TokenPair
+from lakerep.token_file import CURRENT_RESTART, TokenPair, write_token_file
 from lakerep.workload.config import WorkloadConfig
 from lakerep.workload.generator import Workload
 
@@ -198,11 +198,7 @@ class Driver:
     def crashing(self, what: str, fraction: float | None, estimate: int, call: Callable):
         """Call `call`, crashing before the statement at `fraction` of `estimate` (None: no crash).
         Returns (crashed, statements sent, what `call` returned)."""
-        if fraction is None:
-            with injected(StatementCounter()) as counter:
-                returned = call()
-            return False, counter.statements, returned
-        injector = CrashInjector(max(1, math.ceil(fraction * estimate)))
+        injector = CrashInjector(None if fraction is None else max(1, math.ceil(fraction * estimate)))
         returned = None
         try:
             with injected(injector):
@@ -280,12 +276,7 @@ class Driver:
 
     def write_tokens(self, name: str, explicit: dict[str, TokenPair], special: TokenPair | None) -> Path:
         path = self.home / f"scenario-{name}.tokens"
-        lines = [f"<!-- scenario {self.schedule.seed}: {name} -->"]
-        for source, pair in explicit.items():
-            lines += [f"{source}={pair.restart1}", f"{source}={pair.restart2}"]
-        if special is not None:
-            lines += [f"RESTART1={special.restart1}", f"RESTART2={special.restart2}"]
-        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        write_token_file(path, explicit, header=f"scenario {self.schedule.seed}: {name}", special=special)
         return path
 
     def reread_tokens(self) -> Path:

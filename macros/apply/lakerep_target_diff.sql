@@ -26,7 +26,8 @@
     SQL of the differences between one member's target and the snapshot of its source at the
     position `position_sql` (a SQL expression): one row per key that is only in the source, only
     in the target, or in both with different values, with the columns that differ and both rows
-    as JSON; and one per key the target holds more than once. No consistent snapshot at that position: no rows (lakerep_diff checks there is one).
+    as JSON; and one per key the target holds more than once. No consistent snapshot at that
+    position, or a target that cannot be compared: no rows (lakerep_diff checks both).
 -#}
 {% macro lakerep_target_diff_rows(target_table, position_sql) %}
 {%- set member = lakerep_member(target_table) -%}

@@ -12,14 +12,16 @@ from types import SimpleNamespace
 import pytest
 
 from lakerep.scenarios import FIXED_SEEDS
-from lakerep.scenarios.crash import CrashInjector, InjectedCrash, StatementCounter
+from lakerep.scenarios.crash import CrashInjector, InjectedCrash
 from lakerep.scenarios.schedule import EVENTS, MIN_CRASHES, draw_schedule
 
 
 def event(name: str, sql: str = "select 1", node: str = "model.lakerep.register"):
     return SimpleNamespace(
         info=SimpleNamespace(name=name),
-        data=SimpleNamespace(sql=sql, node_info=SimpleNamespace(unique_id=node)),
+        data=SimpleNamespace(
+            sql=sql, node_info=SimpleNamespace(unique_id=node), run_result=SimpleNamespace(status="success")
+        ),
     )
 
 
@@ -71,8 +73,8 @@ def test_a_node_failing_before_the_crash_point_is_told_apart_from_the_crash():
     assert injector.failed_before == ["m"]
 
 
-def test_a_statement_counter_counts_only_statements():
-    counter = StatementCounter()
+def test_an_injector_without_a_crash_point_only_counts_statements():
+    counter = CrashInjector(at=None)
     for name in ("SQLQuery", "SQLQueryStatus", "SQLQuery", "NodeFinished"):
         counter(event(name))
     assert counter.statements == 2
