@@ -118,7 +118,8 @@ _DIFF_RESULT = "lakerep_diff_result "
 def diff(target_tables: list[str], at: str | None = None, limit: int = 10) -> DiffReport:
     """Compare targets (every member's when none are named) with the consistent snapshot of their
     source at `at` (default: each target's synchpoint). dbt.OperationRejected says why the macro
-    refused (a position that is not 20 hex digits, no such snapshot, no synchpoint yet)."""
+    refused (a position that is not 20 hex digits, no such snapshot, no synchpoint yet, a target
+    or the apply state not built yet)."""
     for target_table in target_tables:
         _check_member(target_table)
     arguments = {"target_tables": list(target_tables), "at": at, "limit": limit}

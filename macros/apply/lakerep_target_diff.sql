@@ -119,6 +119,23 @@ select * from duplicated
 {% endmacro %}
 
 
+{#-
+    The relations a target's comparison reads that are not built yet (their model names): the
+    target, the landed snapshots and the apply state. The data test has nothing to compare while
+    any is missing (a `dbt build --select staging` on a new lake selects it, as the snapshots'
+    test); `lakerep diff` is rejected.
+-#}
+{% macro lakerep_diff_inputs_missing(target_table) %}
+    {%- set missing = [] -%}
+    {%- for model_name in [target_table, 'stg_source_snapshot', 'apply_set_status', 'apply_plan', 'apply_trail'] -%}
+        {%- if load_relation(ref(model_name)) is none -%}
+            {%- do missing.append(model_name) -%}
+        {%- endif -%}
+    {%- endfor -%}
+    {{ return(missing) }}
+{% endmacro %}
+
+
 {#- SQL of the id of the newest consistent snapshot of a source at `position_sql` (or null). -#}
 {% macro lakerep_consistent_snapshot_id(registration, position_sql) %}
     select max_by(snapshot_id, landed_at)
@@ -181,6 +198,12 @@ select * from duplicated
     {%- set plans = [] -%}
     {%- for target_table in targets -%}
         {%- set member = lakerep_member(target_table) -%}
+        {%- set missing = lakerep_diff_inputs_missing(target_table) -%}
+        {%- if missing -%}
+            {{ exceptions.raise_compiler_error(
+                'diff of ' ~ target_table ~ ' rejected: not built yet: ' ~ missing | join(', ')
+            ) }}
+        {%- endif -%}
         {%- set position = (at | upper) if at is not none else run_query(
             'select ' ~ lakerep_target_synchpoint(target_table) ~ ' as position'
         ).rows[0].position -%}

@@ -10,7 +10,7 @@ import json
 
 import pytest
 
-from lakerep import dbt, landing
+from lakerep import apply_commands, dbt, landing
 from lakerep.lake import reset_lake
 from lakerep.summary import relation_name
 
@@ -205,3 +205,10 @@ def test_summary_counts_each_batch(validated):
         "commit_for_unknown_uow": 1,
     }
     assert second["lowest_position"] == position(0x90)
+
+
+def test_a_staging_build_leaves_the_replica_checks_nothing_to_compare(validated):
+    # The build above selected the targets' diff tests (they read the staged snapshots) and
+    # passed: no target is built yet. `lakerep diff` says so instead of comparing.
+    with pytest.raises(dbt.OperationRejected, match="not built yet: customers_copy, apply_set_status"):
+        apply_commands.diff(["customers_copy"])
