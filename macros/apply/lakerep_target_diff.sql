@@ -39,10 +39,14 @@
 {%- set names = registration.columns | map(attribute='name') | list -%}
 with
 
+consistent_snapshot as (
+    select ({{ lakerep_consistent_snapshot_id(registration, position_sql) }}) as snapshot_id
+),
+
 snapshot_rows as (
     {{ lakerep_snapshot_image_rows(
         registration,
-        'snapshot_id = (' ~ lakerep_consistent_snapshot_id(registration, position_sql) ~ ')'
+        'snapshot_id = (select snapshot_id from consistent_snapshot)'
     ) }}
 ),
 
@@ -112,10 +116,15 @@ duplicated as (
     having count(*) > 1
 )
 
-select * from compared
-where difference <> 'differs' or differing_columns <> ''
-union all
-select * from duplicated
+select differences.*
+from (
+    select * from compared
+    where difference <> 'differs' or differing_columns <> ''
+    union all
+    select * from duplicated
+) as differences
+cross join consistent_snapshot
+where consistent_snapshot.snapshot_id is not null
 {% endmacro %}
 
 
