@@ -157,6 +157,21 @@ where consistent_snapshot.snapshot_id is not null
 {% endmacro %}
 
 
+{#- The synchpoint a member's target is at (lakerep_target_synchpoint), queried: none if none. -#}
+{% macro lakerep_target_position(target_table) %}
+    {{ return(run_query('select ' ~ lakerep_target_synchpoint(target_table) ~ ' as position').rows[0].position) }}
+{% endmacro %}
+
+
+{#- The id of the newest consistent snapshot of a member's source at `position`, queried: none if none. -#}
+{% macro lakerep_consistent_snapshot(target_table, position) %}
+    {%- set registration = lakerep_member(target_table).registration -%}
+    {{ return(run_query(
+        'select (' ~ lakerep_consistent_snapshot_id(registration, lakerep_string_literal(position)) ~ ') as snapshot_id'
+    ).rows[0].snapshot_id) }}
+{% endmacro %}
+
+
 {#-
     SQL of the synchpoint a member's target is at: the current cycle's synchpoint if its set's
     status is APPLIED (the target was, or is being, brought to it), else that of the last cycle
@@ -213,18 +228,13 @@ where consistent_snapshot.snapshot_id is not null
                 'diff of ' ~ target_table ~ ' rejected: not built yet: ' ~ missing | join(', ')
             ) }}
         {%- endif -%}
-        {%- set position = (at | upper) if at is not none else run_query(
-            'select ' ~ lakerep_target_synchpoint(target_table) ~ ' as position'
-        ).rows[0].position -%}
+        {%- set position = (at | upper) if at is not none else lakerep_target_position(target_table) -%}
         {%- if position is none -%}
             {{ exceptions.raise_compiler_error(
                 'diff of ' ~ target_table ~ ' rejected: its set has never applied a cycle, it has no synchpoint'
             ) }}
         {%- endif -%}
-        {%- set snapshot = run_query(
-            'select (' ~ lakerep_consistent_snapshot_id(member.registration, lakerep_string_literal(position))
-            ~ ') as snapshot_id'
-        ).rows[0].snapshot_id -%}
+        {%- set snapshot = lakerep_consistent_snapshot(target_table, position) -%}
         {%- if snapshot is none -%}
             {{ exceptions.raise_compiler_error(
                 'diff of ' ~ target_table ~ ' rejected: no consistent snapshot of ' ~ member.source_owner ~ '.'
