@@ -23,31 +23,21 @@
 
 
 {#-
-    SQL of the differences between one member's target and the snapshot of its source at the
-    position `position_sql` (a SQL expression): one row per key that is only in the source, only
-    in the target, or in both with different values, with the columns that differ and both rows
-    as JSON; and one per key the target holds more than once. No consistent snapshot at that
-    position, or a target that cannot be compared: no rows (lakerep_diff checks both).
+    SQL of the differences between one member's target and the landed snapshot `snapshot_id` of
+    its source: one row per key that is only in the source, only in the target, or in both with
+    different values, with the columns that differ and both rows as JSON; and one per key the
+    target holds more than once. For a target that can be compared and a snapshot that exists:
+    lakerep_diff_subject decides both.
 -#}
-{% macro lakerep_target_diff_rows(target_table, position_sql) %}
+{% macro lakerep_target_diff_rows(target_table, snapshot_id) %}
 {%- set member = lakerep_member(target_table) -%}
-{%- if not lakerep_target_comparable(member).comparable -%}
-    {{ return('select cast(null as string) as difference where false') }}
-{%- endif -%}
 {%- set registration = member.registration -%}
 {%- set keys = registration.key_columns -%}
 {%- set names = registration.columns | map(attribute='name') | list -%}
 with
 
-consistent_snapshot as (
-    select ({{ lakerep_consistent_snapshot_id(registration, position_sql) }}) as snapshot_id
-),
-
 snapshot_rows as (
-    {{ lakerep_snapshot_image_rows(
-        registration,
-        'snapshot_id = (select snapshot_id from consistent_snapshot)'
-    ) }}
+    {{ lakerep_snapshot_image_rows(registration, 'snapshot_id = ' ~ lakerep_string_literal(snapshot_id)) }}
 ),
 
 target_rows as (
@@ -116,59 +106,64 @@ duplicated as (
     having count(*) > 1
 )
 
-select differences.*
-from (
-    select * from compared
-    where difference <> 'differs' or differing_columns <> ''
-    union all
-    select * from duplicated
-) as differences
-cross join consistent_snapshot
-where consistent_snapshot.snapshot_id is not null
+select * from compared
+where difference <> 'differs' or differing_columns <> ''
+union all
+select * from duplicated
 {% endmacro %}
 
 
 {#-
-    The relations a target's comparison reads that are not built yet (their model names): the
-    target, the landed snapshots and the apply state. The data test has nothing to compare while
-    any is missing (a `dbt build --select staging` on a new lake selects it, as the snapshots'
-    test); `lakerep diff` is rejected.
+    The models a target's comparison reads: the target, the landed snapshots and the apply state
+    (its synchpoint). The data test declares them all as its parents.
 -#}
-{% macro lakerep_diff_inputs_missing(target_table) %}
+{% macro lakerep_diff_inputs(target_table) %}
+    {{ return([target_table, 'stg_source_snapshot', 'apply_set_status', 'apply_plan', 'apply_trail']) }}
+{% endmacro %}
+
+
+{#-
+    What comparing one member's target means now (runs queries): {target_table, comparable,
+    position, snapshot_id, why_not}. The position is `at` (default: the target's synchpoint), the
+    snapshot the newest consistent one at it. why_not (none when there is something to compare)
+    says why not: the target cannot be compared (comparable false), a model it reads is not built
+    yet, the set never applied a cycle, or no such snapshot is landed. `lakerep diff` rejects
+    (or, comparing every member, skips one that cannot be compared); the data test has nothing
+    to compare.
+-#}
+{% macro lakerep_diff_subject(target_table, at=none) %}
+    {%- set member = lakerep_member(target_table) -%}
+    {%- set subject = {'target_table': target_table, 'comparable': true, 'position': none, 'snapshot_id': none} -%}
+    {%- set comparable = lakerep_target_comparable(member) -%}
+    {%- if not comparable.comparable -%}
+        {{ return(dict(subject, comparable=false, why_not=comparable.why_not)) }}
+    {%- endif -%}
     {%- set missing = [] -%}
-    {%- for model_name in [target_table, 'stg_source_snapshot', 'apply_set_status', 'apply_plan', 'apply_trail'] -%}
-        {%- if load_relation(ref(model_name)) is none -%}
-            {%- do missing.append(model_name) -%}
-        {%- endif -%}
+    {%- for model_name in lakerep_diff_inputs(target_table) if load_relation(ref(model_name)) is none -%}
+        {%- do missing.append(model_name) -%}
     {%- endfor -%}
-    {{ return(missing) }}
-{% endmacro %}
-
-
-{#- SQL of the id of the newest consistent snapshot of a source at `position_sql` (or null). -#}
-{% macro lakerep_consistent_snapshot_id(registration, position_sql) %}
-    select max_by(snapshot_id, landed_at)
-    from {{ ref('stg_source_snapshot') }}
-    where
-        source_owner = {{ lakerep_string_literal(registration.source_owner) }}
-        and source_table = {{ lakerep_string_literal(registration.source_table) }}
-        and unload_start_position = {{ position_sql }}
-        and unload_end_position = {{ position_sql }}
-{% endmacro %}
-
-
-{#- The synchpoint a member's target is at (lakerep_target_synchpoint), queried: none if none. -#}
-{% macro lakerep_target_position(target_table) %}
-    {{ return(run_query('select ' ~ lakerep_target_synchpoint(target_table) ~ ' as position').rows[0].position) }}
-{% endmacro %}
-
-
-{#- The id of the newest consistent snapshot of a member's source at `position`, queried: none if none. -#}
-{% macro lakerep_consistent_snapshot(target_table, position) %}
-    {%- set registration = lakerep_member(target_table).registration -%}
-    {{ return(run_query(
-        'select (' ~ lakerep_consistent_snapshot_id(registration, lakerep_string_literal(position)) ~ ') as snapshot_id'
-    ).rows[0].snapshot_id) }}
+    {%- if missing -%}
+        {{ return(dict(subject, why_not='not built yet: ' ~ missing | join(', '))) }}
+    {%- endif -%}
+    {%- set position = (at | upper) if at is not none else run_query(
+        'select ' ~ lakerep_target_synchpoint(target_table) ~ ' as position'
+    ).rows[0].position -%}
+    {%- if position is none -%}
+        {{ return(dict(subject, why_not='its set has never applied a cycle, it has no synchpoint')) }}
+    {%- endif -%}
+    {%- set snapshot_id = run_query(
+        'select max_by(snapshot_id, landed_at) as snapshot_id from ' ~ ref('stg_source_snapshot')
+        ~ ' where source_owner = ' ~ lakerep_string_literal(member.source_owner)
+        ~ ' and source_table = ' ~ lakerep_string_literal(member.source_table)
+        ~ ' and unload_start_position = ' ~ lakerep_string_literal(position)
+        ~ ' and unload_end_position = ' ~ lakerep_string_literal(position)
+    ).rows[0].snapshot_id -%}
+    {%- if snapshot_id is none -%}
+        {{ return(dict(subject, position=position, why_not='no consistent snapshot of ' ~ member.source_owner
+            ~ '.' ~ member.source_table ~ ' at ' ~ position ~ ' is landed (an unload whose start and end are '
+            ~ position ~ ')')) }}
+    {%- endif -%}
+    {{ return(dict(subject, position=position, snapshot_id=snapshot_id, why_not=none)) }}
 {% endmacro %}
 
 
@@ -200,55 +195,30 @@ where consistent_snapshot.snapshot_id is not null
     empty) with the consistent snapshot of its source at `at` (default: the target's synchpoint).
     Logs per target a line of counts and up to `limit` differing keys, then one line
     'lakerep_diff_result <json>' with the counts per target. Rejected (a compile error, nothing
-    compared) for a target that is no member or cannot be compared (lakerep_target_comparable;
-    when comparing every member it is skipped with a line instead), a position that is not 20 hex
-    digits, or a source with no consistent snapshot at the position.
+    compared) for a position that is not 20 hex digits, a target that is no member, or one with
+    nothing to compare (lakerep_diff_subject), except that comparing every member skips one that
+    cannot be compared, with a line.
 -#}
 {% macro lakerep_diff(target_tables=[], at=none, limit=10) %}
-    {%- set targets = [] -%}
-    {%- for target_table in target_tables or (lakerep_members() | map(attribute='target_table') | list) -%}
-        {%- set comparable = lakerep_target_comparable(lakerep_member(target_table)) -%}
-        {%- if comparable.comparable -%}
-            {%- do targets.append(target_table) -%}
-        {%- elif target_tables -%}
-            {{ exceptions.raise_compiler_error('diff of ' ~ target_table ~ ' rejected: ' ~ comparable.why_not) }}
-        {%- else -%}
-            {{ log(target_table ~ ': not compared: ' ~ comparable.why_not, info=True) }}
-        {%- endif -%}
-    {%- endfor -%}
     {%- if at is not none and not modules.re.fullmatch('[0-9A-Fa-f]{20}', at | string) -%}
         {{ exceptions.raise_compiler_error('diff rejected: position ' ~ at ~ ' is not 20 hex digits') }}
     {%- endif -%}
     {%- set plans = [] -%}
-    {%- for target_table in targets -%}
-        {%- set member = lakerep_member(target_table) -%}
-        {%- set missing = lakerep_diff_inputs_missing(target_table) -%}
-        {%- if missing -%}
-            {{ exceptions.raise_compiler_error(
-                'diff of ' ~ target_table ~ ' rejected: not built yet: ' ~ missing | join(', ')
-            ) }}
+    {%- for target_table in target_tables or (lakerep_members() | map(attribute='target_table') | list) -%}
+        {%- set subject = lakerep_diff_subject(target_table, at) -%}
+        {%- if subject.why_not is none -%}
+            {%- do plans.append(subject) -%}
+        {%- elif not subject.comparable and not target_tables -%}
+            {{ log(target_table ~ ': not compared: ' ~ subject.why_not, info=True) }}
+        {%- else -%}
+            {{ exceptions.raise_compiler_error('diff of ' ~ target_table ~ ' rejected: ' ~ subject.why_not) }}
         {%- endif -%}
-        {%- set position = (at | upper) if at is not none else lakerep_target_position(target_table) -%}
-        {%- if position is none -%}
-            {{ exceptions.raise_compiler_error(
-                'diff of ' ~ target_table ~ ' rejected: its set has never applied a cycle, it has no synchpoint'
-            ) }}
-        {%- endif -%}
-        {%- set snapshot = lakerep_consistent_snapshot(target_table, position) -%}
-        {%- if snapshot is none -%}
-            {{ exceptions.raise_compiler_error(
-                'diff of ' ~ target_table ~ ' rejected: no consistent snapshot of ' ~ member.source_owner ~ '.'
-                ~ member.source_table ~ ' at ' ~ position ~ ' is landed (an unload whose start and end are '
-                ~ position ~ ')'
-            ) }}
-        {%- endif -%}
-        {%- do plans.append({'target_table': target_table, 'position': position, 'snapshot_id': snapshot}) -%}
     {%- endfor -%}
 
     {%- set results = {} -%}
     {%- for plan in plans -%}
         {%- set rows = run_query(
-            lakerep_target_diff_rows(plan.target_table, lakerep_string_literal(plan.position))
+            lakerep_target_diff_rows(plan.target_table, plan.snapshot_id)
             ~ ' order by difference, row_key'
         ).rows -%}
         {%- set counts = {'only in source': 0, 'only in target': 0, 'differs': 0, 'duplicated in target': 0} -%}
