@@ -16,6 +16,9 @@
                         a Capture cold start): load the newest source snapshot that starts at or
                         after CD_OLD_SYNCHPOINT and ends by the set's synchpoint, then mirror;
       EXTERNAL_REFRESH  a refresh window marked by `lakerep mark-external-refresh`: mirror from it;
+                        a window that starts before CD_OLD_SYNCHPOINT (a prune or a Capture cold
+                        start after the marking) cannot be made consistent: the member needs a
+                        refresh like a gap;
       GAP_ERROR         a refresh is needed but the source has DISABLE_REFRESH: the set stops;
       WAIT              a refresh is needed and no snapshot fits yet: the set waits.
     Changes committed at or before the refresh start are discarded; up to mitigate_through they
@@ -133,7 +136,7 @@ snapshots as (
     group by snapshot_id, source_owner, source_table
 ),
 
-member_needs as (
+member_inputs as (
     select
         members.*,
         member_state.synchpoint,
@@ -145,22 +148,37 @@ member_needs as (
         pending_markers.kind as marker_kind,
         pending_markers.refresh_start as marker_start,
         pending_markers.refresh_end as marker_end,
-        case
-            when member_state.synchpoint is null then 'SYNCHPOINT 0: the member has never been copied'
-            when pending_markers.kind = 'refresh'
-                then concat('full refresh requested by marker ', pending_markers.marker_id)
-            when member_state.synchpoint < sources.cd_old_synchpoint
-                then concat(
-                    'gap: changes committed after SYNCHPOINT ', member_state.synchpoint,
-                    ' are gone from the CD and UOW tables (CD_OLD_SYNCHPOINT ', sources.cd_old_synchpoint,
-                    ': pruned past the member, or a Capture cold start)'
-                )
-        end as refresh_reason
+        -- Changes between an external window's start and CD_OLD_SYNCHPOINT are gone.
+        coalesce(
+            pending_markers.kind = 'external' and pending_markers.refresh_start < sources.cd_old_synchpoint, false
+        ) as marker_window_gone
     from members
     left join member_state on members.target_table = member_state.target_table
     left join sources
         on members.source_owner = sources.source_owner and members.source_table = sources.source_table
     left join pending_markers on members.target_table = pending_markers.target_table
+),
+
+member_needs as (
+    select
+        member_inputs.*,
+        case
+            when marker_window_gone
+                then concat(
+                    'external refresh ', marker_id, ' from ', marker_start, ' starts before CD_OLD_SYNCHPOINT ',
+                    cd_old_synchpoint,
+                    ': the changes that make its unload consistent are gone (pruned, or a Capture cold start)'
+                )
+            when synchpoint is null then 'SYNCHPOINT 0: the member has never been copied'
+            when marker_kind = 'refresh' then concat('full refresh requested by marker ', marker_id)
+            when synchpoint < cd_old_synchpoint
+                then concat(
+                    'gap: changes committed after SYNCHPOINT ', synchpoint,
+                    ' are gone from the CD and UOW tables (CD_OLD_SYNCHPOINT ', cd_old_synchpoint,
+                    ': pruned past the member, or a Capture cold start)'
+                )
+        end as refresh_reason
+    from member_inputs
 ),
 
 fitting_snapshots as (
@@ -187,7 +205,7 @@ member_actions as (
         fitting_snapshots.unload_start_position as snapshot_start,
         fitting_snapshots.unload_end_position as snapshot_end,
         case
-            when member_needs.marker_kind = 'external' then 'EXTERNAL_REFRESH'
+            when member_needs.marker_kind = 'external' and not member_needs.marker_window_gone then 'EXTERNAL_REFRESH'
             when member_needs.refresh_reason is null then 'MIRROR'
             when member_needs.disable_refresh then 'GAP_ERROR'
             when fitting_snapshots.snapshot_id is null then 'WAIT'

@@ -87,10 +87,11 @@ def assert_target_equals_the_oracle(spark, workload, member: Member, synchpoint:
     )
 
 
-def write_target(spark, member: Member, rows: dict) -> None:
-    """Replace a copy target's rows, as a tool outside lakerep would (an external refresh)."""
+def write_target(spark, member: Member, rows) -> None:
+    """Replace a copy target's rows (dicts of its columns), as a tool outside lakerep would (an
+    external refresh)."""
     name = relation_name(member.target_table)
-    frame = spark.createDataFrame(list(rows.values()), schema=spark.table(name).schema)
+    frame = spark.createDataFrame(list(rows), schema=spark.table(name).schema)
     frame.write.format("delta").mode("overwrite").saveAsTable(name)
 
 

@@ -1,8 +1,9 @@
 """Apply (SPEC §5, §6) against the oracle, in one lake, one cycle after another: a refresh while
 active whose unload window overlaps open transactions, an external refresh, mirroring, a cycle
 cut off before its trail, an operational error after the window, pruning, a member left
-behind RETENTION_LIMIT (refreshed, or stopped with a gap under DISABLE_REFRESH), and a Capture
-cold start past every member."""
+behind RETENTION_LIMIT (refreshed, or stopped with a gap under DISABLE_REFRESH), a Capture
+cold start past every member and past an external refresh window marked before it, and a newer
+external refresh superseding that older, never applied one."""
 
 from __future__ import annotations
 
@@ -93,6 +94,23 @@ def replica_judged_by(workload, member, snapshot, start: str, synchpoint: str, *
     return {key: dict(zip(registration.column_names, row, strict=True)) for key, row in rows.items()}
 
 
+def external_refresh(spark, workload, start: str, end: str) -> str:
+    """Another tool unloads STOCK over [start, end] into its target, then marks the window; the
+    marker's id."""
+    write_target(spark, STOCK, workload.snapshot(STOCK.source, start, end).rows)
+    mark_external_refresh(STOCK, start, end)
+    return sql(spark, "select max_by(marker_id, marked_at) from lakerep_raw.refresh_markers")[0][0]
+
+
+def stock_plan(spark):
+    """STOCK's row in the last Apply cycle's plan."""
+    return sql(
+        spark,
+        "select * from {apply_plan} where target_table = 'stock_copy' "
+        "and apply_cycle = (select max(apply_cycle) from {apply_plan})",
+    )[0]
+
+
 def test_refresh_while_active_ends_equal_to_the_oracle(spark, workload):
     first = trail(spark)
     assert first["SALES"]["status"] == "WAITING" and first["STOCK"]["status"] == "GAP"
@@ -100,8 +118,7 @@ def test_refresh_while_active_ends_equal_to_the_oracle(spark, workload):
 
     # STOCK has DISABLE_REFRESH: another tool loads its target and the window is marked.
     stock_point = global_synchpoint(spark)
-    write_target(spark, STOCK, workload.oracle.state_at(STOCK.source, stock_point))
-    mark_external_refresh(STOCK, stock_point, stock_point)
+    external_refresh(spark, workload, stock_point, stock_point)
     land(spark, workload)
     start, end, straddler = straddling_window(workload, CUSTOMERS)
     snapshots = {member.target_table: land_snapshot(spark, workload, member, start, end)
@@ -247,8 +264,7 @@ def test_members_behind_retention_limit_are_refreshed_or_stopped_by_a_gap(spark,
     assert "gap" in events["REFRESH"] and "DISABLE_REFRESH" in events["GAP"]
 
     # The gap stays until STOCK is refreshed by other means and the window marked.
-    write_target(spark, STOCK, workload.oracle.state_at(STOCK.source, synchpoint))
-    mark_external_refresh(STOCK, synchpoint, synchpoint)
+    external_refresh(spark, workload, synchpoint, synchpoint)
     land(spark, workload)
     run_cycle()
     assert {row["status"] for row in trail(spark).values()} == {"APPLIED"}
@@ -259,8 +275,13 @@ def test_a_cold_start_past_the_members_is_a_gap_for_every_member_behind_it(spark
     before = global_synchpoint(spark)
     # Capture never reads this batch: the cold start skips it. Its transactions all end in it,
     # so none is in flight at the restart point (a cold start loses the changes of those).
+    commits_before = set(workload.oracle.commit_positions())
     landing.land_log_records(spark, workload.next_batch(RECORDS_PER_BATCH, finish=True).records)
-    skipped_to = workload.oracle.commit_positions()[-1]
+    skipped = [position for position in workload.oracle.commit_positions() if position not in commits_before]
+    skipped_to = skipped[-1]
+    # Another tool refreshes STOCK over a window the cold start then skips: no change of that
+    # window will ever be in the CD table, so the unload cannot be made consistent.
+    stale = external_refresh(spark, workload, skipped[len(skipped) // 2], skipped_to)
     current_restart = {"restart1": "CURRENT_RESTART", "restart2": "CURRENT_RESTART"}
     run_cycle(lakerep_start="cold", lakerep_restart_tokens={"special": current_restart})
 
@@ -270,27 +291,41 @@ def test_a_cold_start_past_the_members_is_a_gap_for_every_member_behind_it(spark
     assert cycle["SALES"]["status"] == "WAITING" and "gap" in cycle["SALES"]["description"]
     assert cycle["SALES"]["synchpoint"] == before
     assert cycle["STOCK"]["status"] == "GAP"
+    assert f"external refresh {stale} from" in stock_plan(spark)["reason"]
+    assert "starts before CD_OLD_SYNCHPOINT" in stock_plan(spark)["reason"]
 
     land(spark, workload)
-    start = max(cd_old[member.registration.source_table] for member in (CUSTOMERS, LINES, ORDERS))
+    start = max(cd_old[member.registration.source_table] for member in MEMBERS.values())
     synchpoint = workload.oracle.commit_positions()[-1]
     snapshots = {
         member.target_table: land_snapshot(spark, workload, member, start, synchpoint)
         for member in (CUSTOMERS, LINES, ORDERS)
     }
+    refreshed = external_refresh(spark, workload, start, synchpoint)
     run_cycle()
     cycle = trail(spark)
-    assert cycle["SALES"]["status"] == "APPLIED" and cycle["STOCK"]["status"] == "GAP"
+    assert cycle["SALES"]["status"] == "APPLIED" and cycle["STOCK"]["status"] == "APPLIED"
+    assert stock_plan(spark)["marker_id"] == refreshed
     assert global_synchpoint(spark) == synchpoint
-    for member in SALES_COPIES:
+    for member in (*SALES_COPIES, STOCK):
         assert_target_equals_the_oracle(spark, workload, member, synchpoint)
     history = expected_history(workload, ORDERS, start, snapshots["orders_history"], synchpoint)
     assert target_history(spark, ORDERS) == history
 
 
+def test_an_older_external_refresh_never_applied_stays_superseded_by_a_newer_one(spark, workload):
+    # The last test left STOCK's marker of the skipped window unconsumed, and a newer one applied.
+    run_cycle("--select", "path:models/apply")  # an Apply cycle alone: nothing new to mirror
+    assert {row["status"] for row in trail(spark).values()} == {"APPLIED"}
+    assert stock_plan(spark)["action"] == "MIRROR"
+    synchpoint = global_synchpoint(spark)
+    for member in (*SALES_COPIES, STOCK):
+        assert_target_equals_the_oracle(spark, workload, member, synchpoint)
+
+
 def test_lakerep_diff_and_its_data_test_find_exactly_the_rows_that_differ(spark, workload):
     position = synchpoints(spark)["customers_copy"]
-    for member in (CUSTOMERS, LINES, ORDERS):  # STOCK stays in its gap: its target is behind
+    for member in (CUSTOMERS, LINES, ORDERS):  # no snapshot of STOCK (DISABLE_REFRESH)
         snapshot = workload.snapshot(member.source, position, position)
         landing.land_snapshot_rows(spark, snapshot.to_landing_rows())
     assert not apply_commands.diff([m.target_table for m in SALES_COPIES]).differs
