@@ -38,8 +38,10 @@ lint: install
 	$(BIN)/ruff format --check lakerep tests
 	$(BIN)/sqlfluff lint models data-tests
 
+# Two workers, each with its own lake and JVM, a test file per worker at a time (its module
+# fixtures build one lake): one worker leaves about a third of the 2 cores idle (vmstat).
 test: install lint
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q -n 2 --dist loadfile
 
 scenarios: install
 	$(BIN)/pytest -q -m scenarios tests/scenarios
