@@ -8,9 +8,9 @@
 - the register, the capture state and pruning control agree with the data: Capture's synchpoint is
   the last commit landed, every committed change after a source's CD_OLD_SYNCHPOINT is in its CD
   table and nothing there is foreign to the source, the UOW table holds committed UOWs at their
-  commit positions and none is missing above the lowest member SYNCHPOINT, each source's restart
-  tokens lose no change of a landed transaction open at RESTART2, and each member's SYNCHPOINT is
-  its set's last applied synchpoint;
+  commit positions and every one that changed a source after its CD_OLD_SYNCHPOINT, each
+  source's restart tokens lose no change of a landed transaction open at RESTART2, and each
+  member's SYNCHPOINT is its set's last applied synchpoint;
 - the trace explains every cold start and every refresh.
 
 Each check raises AssertionError naming what differs; check_lake returns a line per check passed.
@@ -177,7 +177,7 @@ def check_change_data(spark, workload: Workload) -> str:
 
 def check_uow(spark, workload: Workload) -> str:
     """The UOW table holds only UOWs committed with changes to registered tables, each at its commit
-    position, and every one of those above the lowest member SYNCHPOINT."""
+    position, and every UOW that changed a source after its CD_OLD_SYNCHPOINT (those CD rows need it)."""
     committed = {uow.uow_id: uow.commit_position for uow in workload.oracle.committed_uows() if uow.changes}
     held = {
         row[0]: row[1]
@@ -187,14 +187,30 @@ def check_uow(spark, workload: Workload) -> str:
     assert not wrong, (
         f"the UOW table holds {len(wrong)} UOWs not committed there in the source: {list(wrong.items())[:3]}"
     )
-    lowest = min(row[0] for row in rows(spark, f"select SYNCHPOINT from {relation_name('pruning_control')}"))
-    synchpoint = _register(spark)["GLOBAL"].SYNCHPOINT
-    needed = {uow for uow, seq in committed.items() if lowest < seq <= synchpoint}
-    missing = sorted(needed - set(held))
+    register = _register(spark)
+    cd_old = {name: register[name].CD_OLD_SYNCHPOINT for name in REGISTRATIONS}
+    missing = uows_missing(workload.oracle.committed_uows(), set(held), cd_old, register["GLOBAL"].SYNCHPOINT)
     assert not missing, (
-        f"the UOW table lacks {len(missing)} UOWs committed after every member ({missing[:3]})"
+        f"the UOW table lacks {len(missing)} UOWs that changed a source after its CD_OLD_SYNCHPOINT "
+        f"({missing[:3]})"
     )
-    return f"UOW table: {len(held)} committed UOWs, none missing above the lowest member SYNCHPOINT {lowest}"
+    return f"UOW table: {len(held)} committed UOWs, none missing after a source's CD_OLD_SYNCHPOINT"
+
+
+def uows_missing(committed_uows, held: set[str], cd_old: dict[str, str | None], synchpoint: str) -> list[str]:
+    """UOWs not in `held` that committed up to `synchpoint` with a change to a source after that
+    source's CD_OLD_SYNCHPOINT (None: nothing pruned yet). Prune and cold start raise
+    CD_OLD_SYNCHPOINT at least as far as the UOW rows they delete, so every one of these must stay."""
+    return sorted(
+        uow.uow_id
+        for uow in committed_uows
+        if uow.uow_id not in held
+        and uow.commit_position <= synchpoint
+        and any(
+            cd_old.get(change.table) is None or uow.commit_position > cd_old[change.table]
+            for change in uow.changes
+        )
+    )
 
 
 def check_restart_tokens(spark, workload: Workload) -> str:
