@@ -214,17 +214,24 @@ def demo(records: int, seed: int, batch_records: int) -> None:
     type=click.Path(file_okay=False, path_type=Path),
     help="Folder of the scenarios' lake (default: a new temporary folder; each scenario empties it).",
 )
-def scenarios(seeds: tuple[int, ...], first_seed: int, count: int, home: Path | None) -> None:
+@click.option(
+    "--recheck",
+    is_flag=True,
+    help="Run only the checks again, on the lake the last scenario left in --home.",
+)
+def scenarios(seeds: tuple[int, ...], first_seed: int, count: int, home: Path | None, recheck: bool) -> None:
     """Randomized crash scenarios against the oracle: workloads, restarts, refreshes, prunes and
     runners crashing at random points, then checks of targets, tables and trace. One line per
     scenario; a failing one prints its seed and the command reproducing it. Exit 1 if one failed."""
     import os
     import tempfile
 
-    from lakerep.scenarios.driver import ScenarioFailed, run_scenario
+    from lakerep.scenarios.driver import ScenarioFailed, recheck_lake, run_scenario
 
     chosen = list(seeds) or list(range(first_seed, first_seed + count))
-    if not chosen:
+    if recheck and (home is None or chosen):
+        raise click.UsageError("--recheck takes --home (the scenario's lake) and no --seed or --count")
+    if not chosen and not recheck:
         raise click.UsageError("give --seed N, or --count K (with --first-seed) for a soak")
     lake = home or Path(tempfile.mkdtemp(prefix="lakerep-scenarios-"))
     os.environ.update(
@@ -235,6 +242,17 @@ def scenarios(seeds: tuple[int, ...], first_seed: int, count: int, home: Path | 
         }
     )
     _echo(f"scenario lake: {os.environ['LAKEREP_HOME']}")
+    if recheck:
+        with _user_errors():
+            try:
+                seed, checks = recheck_lake()
+            except AssertionError as failure:
+                click.echo(f"lakerep: a check failed: {failure}", err=True)
+                sys.exit(EXIT_CHECK_FAILED)
+        _echo(f"scenario {seed}: {len(checks)} checks passed again")
+        for line in checks:
+            _echo(f"  {line}")
+        return
     failed = []
     started = time.monotonic()
     with _user_errors():

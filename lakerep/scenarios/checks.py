@@ -3,20 +3,27 @@
 
 - every target equals the oracle at its synchpoint, by `lakerep diff` against a consistent
   snapshot of its source landed at that synchpoint (a CCD target diff cannot compare, by its
-  history: the last refresh's snapshot rows, then exactly the oracle's changes after its start);
+  history: the last refresh's snapshot rows, then exactly the oracle's changes after its start,
+  with their values);
 - no duplicate row in a CD table, the UOW table or a CCD;
 - the register, the capture state and pruning control agree with the data: Capture's synchpoint is
-  the last commit landed, every committed change after a source's CD_OLD_SYNCHPOINT is in its CD
-  table and nothing there is foreign to the source, the UOW table holds committed UOWs at their
-  commit positions and every one that changed a source after its CD_OLD_SYNCHPOINT, each
-  source's restart tokens lose no change of a landed transaction open at RESTART2, and each
-  member's SYNCHPOINT is its set's last applied synchpoint;
-- the trace explains every cold start and every refresh.
+  the last commit landed and every set applied up to it, every committed change after a source's
+  CD_OLD_SYNCHPOINT is in its CD table and nothing there is foreign to the source, the UOW table
+  holds committed UOWs at their commit positions and every one that changed a source after its
+  CD_OLD_SYNCHPOINT, each source's restart tokens lose no change of a landed transaction open at
+  RESTART2, and each member's SYNCHPOINT is its set's last applied synchpoint;
+- the trace explains every cold start and every refresh, and there is no cold start the scenario
+  did not ask for.
+
+During the scenario, every prune within RETENTION_LIMIT is checked to leave each member the
+changes it still needs (check_prune_keeps_what_members_need).
 
 Each check raises AssertionError naming what differs; check_lake returns a line per check passed.
 """
 
 from __future__ import annotations
+
+from collections import Counter
 
 from lakerep import apply_commands, landing
 from lakerep.lake import lake_session
@@ -25,8 +32,10 @@ from lakerep.scaffold import ccd_model_name, cd_model_name
 from lakerep.scenarios.driver import MEMBERS, Journal
 from lakerep.summary import relation_name
 from lakerep.workload.generator import Workload
+from lakerep.workload.values import format_position
 
 REGISTRATIONS = load_registrations()
+LOWEST_POSITION = format_position(0)  # a CD_OLD_SYNCHPOINT not set yet: nothing pruned
 
 
 def check_lake(workload: Workload, journal: Journal) -> list[str]:
@@ -53,9 +62,12 @@ def check_targets_equal_the_oracle(spark, workload: Workload) -> str:
         row.TARGET_TABLE: row.SYNCHPOINT
         for row in rows(spark, f"select TARGET_TABLE, SYNCHPOINT from {relation_name('pruning_control')}")
     }
+    landed_ids = f"select distinct snapshot_id from {landing.SOURCE_SNAPSHOT_TABLE}"
+    landed = {row[0] for row in rows(spark, landed_ids)}
     for source, position in sorted({(MEMBERS[t].source, p) for t, p in synchpoints.items()}):
         snapshot = workload.snapshot(source, position, position)
-        landing.land_snapshot_rows(spark, snapshot.to_landing_rows())
+        if snapshot.snapshot_id not in landed:  # landed already when the checks run again
+            landing.land_snapshot_rows(spark, snapshot.to_landing_rows())
     report = apply_commands.diff([])
     assert not report.differs, "lakerep diff: targets differ from the oracle:\n" + "\n".join(report.lines)
     histories = sorted(set(MEMBERS) - set(report.counts))  # those lakerep diff cannot compare
@@ -69,29 +81,50 @@ def check_targets_equal_the_oracle(spark, workload: Workload) -> str:
 
 def check_history_target(spark, workload: Workload, member, synchpoint: str) -> None:
     """A CCD target lakerep diff cannot compare: the rows of the snapshot its last refresh loaded,
-    as inserts at the unload start, then exactly the oracle's changes committed after the start."""
+    as inserts at the unload start, then exactly the oracle's changes committed after the start,
+    each with the row it left (for a delete, the row deleted) and its commit time."""
     refreshes = _applied_plans(
         spark, f"plan.action = 'REFRESH' and plan.target_table = '{member.target_table}'"
     )
     assert refreshes, f"{member.target_table} was never refreshed"
     start, end = refreshes[-1].refresh_start, refreshes[-1].refresh_end
-    target = relation_name(member.target_table)
-    held = rows(spark, f"select IBMSNAP_COMMITSEQ, IBMSNAP_INTENTSEQ, IBMSNAP_OPERATION from {target}")
-    loaded = [row for row in held if row[0] == start and row[1] == start]
-    changes = sorted(tuple(row) for row in held if not (row[0] == start and row[1] == start))
-    expected = sorted(
-        (c.commit_position, c.log_position, c.operation)
+    columns = list(workload.registrations[member.source].column_names)
+    selected = ", ".join(f"`{column}`" for column in columns)
+    held = rows(
+        spark,
+        "select IBMSNAP_COMMITSEQ, IBMSNAP_INTENTSEQ, IBMSNAP_OPERATION, IBMSNAP_LOGMARKER, "
+        f"{selected} from {relation_name(member.target_table)}",
+    )
+    at_start = [row for row in held if row[0] == start and row[1] == start]
+    loaded = Counter(tuple(row[4:]) for row in at_start)
+    changes = Counter(tuple(row) for row in held if not (row[0] == start and row[1] == start))
+    snapshot = Counter(
+        tuple(values[c] for c in columns) for values in workload.snapshot(member.source, start, end).rows
+    )
+    expected = Counter(
+        (c.commit_position, c.log_position, c.operation, c.commit_timestamp, *_row_left(c, columns))
         for c in workload.oracle.history(member.source, after=start, up_to=synchpoint)
     )
-    snapshot_rows = len(workload.snapshot(member.source, start, end).rows)
-    assert len(loaded) == snapshot_rows, (
-        f"{member.target_table}: {len(loaded)} rows loaded at {start}, the snapshot has {snapshot_rows}"
+    assert loaded == snapshot, (
+        f"{member.target_table}: the {loaded.total()} rows loaded at {start} are not the "
+        f"{snapshot.total()} rows of the snapshot: {(loaded - snapshot).total()} not in it, "
+        f"{(snapshot - loaded).total()} missing (first {_first(loaded - snapshot, snapshot - loaded)})"
     )
     assert changes == expected, (
         f"{member.target_table}: its history after {start} differs from the oracle's: "
-        f"{len(set(changes) - set(expected))} changes extra, {len(set(expected) - set(changes))} missing, "
-        f"{len(changes) - len(set(changes))} doubled"
+        f"{(changes - expected).total()} changes extra, doubled or with other values, "
+        f"{(expected - changes).total()} missing (first {_first(changes - expected, expected - changes)})"
     )
+
+
+def _row_left(change, columns: list[str]) -> tuple:
+    """The row a change left in the CD and a CCD: for a delete, the row deleted."""
+    values = change.before if change.operation == "D" else change.after
+    return tuple(values[column] for column in columns)
+
+
+def _first(extra: Counter, missing: Counter) -> str:
+    return f"extra {list(extra)[:1]}, missing {list(missing)[:1]}"
 
 
 def _applied_plans(spark, where: str) -> list:
@@ -245,7 +278,9 @@ def check_restart_tokens(spark, workload: Workload) -> str:
 
 
 def check_pruning_control(spark) -> str:
-    """Every member's SYNCHPOINT is its set's synchpoint in the set's last trail row (APPLIED)."""
+    """Every set's last trail row is APPLIED at Capture's SYNCHPOINT (Apply caught up after the
+    final clean run), and every member's SYNCHPOINT is its set's."""
+    synchpoint = _register(spark)["GLOBAL"].SYNCHPOINT
     trail = {
         row.set_name: row
         for row in rows(
@@ -257,10 +292,48 @@ def check_pruning_control(spark) -> str:
     for row in rows(spark, f"select * from {relation_name('pruning_control')}"):
         last = trail.get(row.SET_NAME)
         assert last is not None and last.status == "APPLIED", f"set {row.SET_NAME}'s last trail row: {last}"
+        assert last.synchpoint == synchpoint, (
+            f"set {row.SET_NAME} applied up to {last.synchpoint}, Capture's SYNCHPOINT is {synchpoint}"
+        )
         assert last.synchpoint == row.SYNCHPOINT, (
             f"pruning control: {row.TARGET_TABLE} at {row.SYNCHPOINT}, its set's trail at {last.synchpoint}"
         )
-    return "pruning control agrees with the Apply trail"
+    return f"every set applied up to Capture's SYNCHPOINT {synchpoint}; pruning control agrees"
+
+
+def prune_bounds(spark) -> dict[str, str]:
+    """Before a prune within RETENTION_LIMIT: the highest CD_OLD_SYNCHPOINT each source may have
+    after it (SPEC §6): its CD_OLD_SYNCHPOINT now, or the lowest SYNCHPOINT of the members that
+    read it (Capture's SYNCHPOINT when none does), whichever is higher."""
+    register = _register(spark)
+    synchpoint = register["GLOBAL"].SYNCHPOINT or LOWEST_POSITION
+    lowest = {
+        f"{row.SOURCE_OWNER}.{row.SOURCE_TABLE}": row.low
+        for row in rows(
+            spark,
+            "select SOURCE_OWNER, SOURCE_TABLE, min(SYNCHPOINT) as low "
+            f"from {relation_name('pruning_control')} group by SOURCE_OWNER, SOURCE_TABLE",
+        )
+    }
+    return {
+        name: max(
+            register[name].CD_OLD_SYNCHPOINT or LOWEST_POSITION, min(lowest.get(name, synchpoint), synchpoint)
+        )
+        for name in REGISTRATIONS
+    }
+
+
+def check_prune_keeps_what_members_need(spark, bounds: dict[str, str]) -> None:
+    """After a prune within RETENTION_LIMIT (crashed or not): no source's CD_OLD_SYNCHPOINT passed
+    a member still reading it, so no member is left in a gap (the checks of the end state would not
+    see one: the scenario refreshes a set in a gap as a user would)."""
+    register = _register(spark)
+    passed = {
+        name: (register[name].CD_OLD_SYNCHPOINT, bound)
+        for name, bound in bounds.items()
+        if (register[name].CD_OLD_SYNCHPOINT or LOWEST_POSITION) > bound
+    }
+    assert not passed, f"a prune within RETENTION_LIMIT raised CD_OLD_SYNCHPOINT past the members: {passed}"
 
 
 def check_trace(spark, journal: Journal) -> str:
@@ -279,8 +352,17 @@ def check_trace(spark, journal: Journal) -> str:
     assert not unexplained, (
         f"{len(unexplained)} cold starts have no COLD trace row (runs {sorted(unexplained)[:2]})"
     )
-    assert len(cold_runs) >= journal.cold_starts, (
-        f"the scenario made {journal.cold_starts} cold starts, restart_decisions knows {len(cold_runs)}"
+    # The scenario never prunes the source log, so no warm run may switch to a cold start; a cold
+    # run that crashed may have decided its start or not.
+    automatic = rows(
+        spark,
+        f"select distinct run_id from {relation_name('restart_decisions')} "
+        "where restart_rule = 'automatic cold start'",
+    )
+    assert not automatic, f"warm runs switched to a cold start: {[row[0] for row in automatic][:3]}"
+    assert journal.cold_starts <= len(cold_runs) <= journal.cold_runs, (
+        f"the scenario started {journal.cold_runs} cold runs ({journal.cold_starts} finished), "
+        f"restart_decisions has {len(cold_runs)}"
     )
     refreshes = [
         (plan.apply_cycle, plan.target_table)

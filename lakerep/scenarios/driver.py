@@ -9,6 +9,7 @@ commands call.
 
 from __future__ import annotations
 
+import json
 import math
 import random
 import time
@@ -30,6 +31,7 @@ from lakerep.workload.generator import Workload
 SESSION = "scenario"
 MEMBERS = {member.target_table: member for member in load_members()}
 SETTLE_RUNS = 4  # clean warm runs, at most, for every set to be APPLIED at the end
+JOURNAL_FILE = "scenario-journal.json"  # in the lake's home, written before the checks
 
 
 class ScenarioFailed(AssertionError):
@@ -45,12 +47,26 @@ class Journal:
     """What the scenario did, for the checks and for the report."""
 
     crashes: list[str] = field(default_factory=list)
-    cold_starts: int = 0
+    cold_starts: int = 0  # cold runs that finished
+    cold_runs: int = 0  # cold runs started, crashed or not
     refreshes_requested: int = 0
     external_refreshes: int = 0
     prunes: int = 0
     runs: int = 0
     events: list[str] = field(default_factory=list)
+    batches: list[tuple[int, bool]] = field(default_factory=list)  # (records, finish) landed, in order
+
+    def save(self, seed: int, landing_order: str, path: Path) -> None:
+        """What `lakerep scenarios --recheck` needs to check the lake again: the workload is
+        drawn again from the seed and the batches."""
+        path.write_text(json.dumps({"seed": seed, "landing_order": landing_order, **self.__dict__}, indent=1))
+
+    @classmethod
+    def load(cls, path: Path) -> tuple[int, str, Journal]:
+        saved = json.loads(path.read_text())
+        seed, landing_order = saved.pop("seed"), saved.pop("landing_order")
+        saved["batches"] = [tuple(batch) for batch in saved["batches"]]
+        return seed, landing_order, cls(**saved)
 
 
 @dataclass(frozen=True)
@@ -80,8 +96,10 @@ def run_scenario(seed: int, *, progress: Callable[[str], None] = lambda _: None)
     schedule = draw_schedule(seed)
     progress(f"scenario {schedule.describe()}")
     driver = Driver(schedule)
+    (driver.home / JOURNAL_FILE).unlink(missing_ok=True)  # an earlier scenario's, in the same lake
     try:
         driver.play(progress)
+        driver.journal.save(seed, schedule.landing_order, driver.home / JOURNAL_FILE)
         checks = check_lake(driver.workload, driver.journal)
     except Exception as failure:  # a check, or a run or command that failed outright
         raise ScenarioFailed(
@@ -90,6 +108,21 @@ def run_scenario(seed: int, *, progress: Callable[[str], None] = lambda _: None)
             f"  reproduce: {reproduce_command(seed)}"
         ) from failure
     return ScenarioResult(seed, schedule, driver.journal, tuple(checks), time.monotonic() - started)
+
+
+def recheck_lake() -> tuple[int, list[str]]:
+    """The checks again, on the lake a scenario left in LAKEREP_HOME (its journal names the seed
+    and the batches landed, from which the workload is drawn again)."""
+    from lakerep.scenarios.checks import check_lake
+
+    path = apply_commands.lake_home() / JOURNAL_FILE
+    if not path.exists():
+        raise ValueError(f"{path} does not exist: no scenario has reached its checks in this lake")
+    seed, landing_order, journal = Journal.load(path)
+    workload = Workload(seed=seed, config=WorkloadConfig(landing_order=landing_order))
+    for records, finish in journal.batches:
+        workload.next_batch(records, finish=finish)
+    return seed, check_lake(workload, journal)
 
 
 class Driver:
@@ -135,6 +168,7 @@ class Driver:
             start_type = "cold"
         elif step.event == "recover":
             token_file = self.home / "scenario-recover.tokens"
+            token_file.unlink(missing_ok=True)  # an earlier recover's file is not this one's
             if not self.run("recover", token_file) and token_file.exists():
                 self.token_file = token_file  # the warm run after it reads it
             token_file = self.take_token_file()
@@ -149,6 +183,8 @@ class Driver:
             self.external_refresh(MEMBERS["stock_copy"])
         elif step.event in ("prune", "retention"):
             self.prune(retention_limit=0 if step.event == "retention" else None, crash_fraction=prune_crash)
+        if start_type == "cold":
+            self.journal.cold_runs += 1
         crashed = self.run(start_type, token_file, crash_fraction=run_crash, label=f"{step.event} step")
         if start_type == "cold" and not crashed:
             self.journal.cold_starts += 1
@@ -188,12 +224,17 @@ class Driver:
         return crashed
 
     def prune(self, *, retention_limit: int | None, crash_fraction: float | None) -> None:
+        from lakerep.scenarios.checks import check_prune_keeps_what_members_need, prune_bounds
+
         self.journal.prunes += 1
+        bounds = prune_bounds(lake_session()) if retention_limit is None else None
         crashed, statements, _ = self.crashing(
             "prune", crash_fraction, self.prune_statements, lambda: apply_commands.prune(retention_limit)
         )
         if not crashed:
             self.prune_statements = statements
+        if bounds is not None:  # a prune within RETENTION_LIMIT leaves every member its changes
+            check_prune_keeps_what_members_need(lake_session(), bounds)
 
     def crashing(self, what: str, fraction: float | None, estimate: int, call: Callable):
         """Call `call`, crashing before the statement at `fraction` of `estimate` (None: no crash).
@@ -219,6 +260,7 @@ class Driver:
     def land(self, records: int, *, finish: bool = False) -> None:
         before = set(self.workload.oracle.commit_positions())
         batch = self.workload.next_batch(records, finish=finish)
+        self.journal.batches.append((records, finish))
         landing.land_log_records(lake_session(), batch.records)
         self.landed_commits = [p for p in self.workload.oracle.commit_positions() if p not in before]
 

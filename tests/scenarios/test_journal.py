@@ -1,0 +1,61 @@
+"""A scenario's journal, without Spark: saved in the lake before the checks, it is enough for
+`lakerep scenarios --recheck` to draw the same workload again and check the lake a second time."""
+
+from __future__ import annotations
+
+import pytest
+from click.testing import CliRunner
+
+from lakerep.cli import EXIT_USER_ERROR, main
+from lakerep.scenarios.driver import JOURNAL_FILE, Journal
+from lakerep.workload.config import WorkloadConfig
+from lakerep.workload.generator import Workload
+
+BATCHES = [(300, False), (120, True), (45, False)]
+
+
+def drawn(seed: int, landing_order: str, batches) -> Workload:
+    workload = Workload(seed=seed, config=WorkloadConfig(landing_order=landing_order))
+    for records, finish in batches:
+        workload.next_batch(records, finish=finish)
+    return workload
+
+
+def test_a_saved_journal_loads_back_equal(tmp_path):
+    journal = Journal(crashes=["warm step, warm run: 57"], cold_starts=1, cold_runs=2, prunes=1, runs=5)
+    journal.events.append("cold run done")
+    journal.batches.extend(BATCHES)
+    journal.save(7, "commit", tmp_path / "journal.json")
+    assert Journal.load(tmp_path / "journal.json") == (7, "commit", journal)
+
+
+def test_the_seed_and_the_batches_draw_the_same_workload_again():
+    first, again = drawn(7, "log", BATCHES), drawn(7, "log", BATCHES)
+    assert again.oracle.commit_positions() == first.oracle.commit_positions()
+    assert again.oracle.open_uows() == first.oracle.open_uows()
+    assert again.oracle.history("SALES.ORDERS") == first.oracle.history("SALES.ORDERS")
+    assert drawn(8, "log", BATCHES).oracle.commit_positions() != first.oracle.commit_positions()
+
+
+@pytest.fixture
+def scenario_env(tmp_path, monkeypatch):
+    """`lakerep scenarios` points these at its lake; the test puts them back."""
+    for name in ("LAKEREP_HOME", "DBT_TARGET_PATH", "DBT_LOG_PATH"):
+        monkeypatch.setenv(name, str(tmp_path / name.lower()))
+    return tmp_path
+
+
+def test_recheck_needs_the_lake_and_no_seed(scenario_env):
+    for args in (["--recheck"], ["--recheck", "--home", str(scenario_env), "--seed", "3"]):
+        result = CliRunner().invoke(main, ["scenarios", *args])
+        assert result.exit_code == 2, result.output
+        assert "--recheck takes --home" in result.output
+
+
+def test_recheck_of_a_lake_without_a_journal_says_so_before_starting_spark(scenario_env):
+    result = CliRunner().invoke(main, ["scenarios", "--recheck", "--home", str(scenario_env)])
+    assert result.exit_code == EXIT_USER_ERROR
+    assert result.output.strip().splitlines()[-1] == (
+        f"lakerep: {scenario_env / JOURNAL_FILE} does not exist: "
+        "no scenario has reached its checks in this lake"
+    )
