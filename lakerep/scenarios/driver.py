@@ -322,8 +322,25 @@ class Driver:
         return path
 
     def reread_tokens(self) -> Path:
-        """A token file moving one source back to an earlier commit: its changes are read again."""
+        """A token file moving one source back to an earlier commit: its changes are read again.
+        The commit is at or before where the source's state would restart it: an explicit
+        override ahead of that skips the changes between, as the user asked."""
         source = self.rng.choice(sorted(self.workload.registrations))
-        commits = self.workload.oracle.commit_positions()
+        restart = self.state_restart(source)
+        commits = [p for p in self.workload.oracle.commit_positions() if restart is None or p <= restart]
+        commits = commits or [restart]  # nothing committed before it: reread from there
         back = commits[self.rng.randrange(max(0, len(commits) - 60), len(commits))]
         return self.write_tokens("reread", {source: TokenPair(back, back)}, None)
+
+    def state_restart(self, source: str) -> str | None:
+        """The lower of the source's RESTART1 and RESTART2 in the capture state (None: no state)."""
+        spark = lake_session()
+        table = relation_name("capture_state")
+        if not spark.catalog.tableExists(table):
+            return None
+        owner, name = source.split(".")
+        tokens = spark.sql(
+            f"select least(restart1, restart2) from {table} where session_name = '{SESSION}' "
+            f"and source_owner = '{owner}' and source_table = '{name}'"
+        ).collect()
+        return tokens[0][0] if tokens else None
