@@ -59,6 +59,7 @@ class Journal:
     def save(self, seed: int, landing_order: str, path: Path) -> None:
         """What `lakerep scenarios --recheck` needs to check the lake again: the workload is
         drawn again from the seed and the batches."""
+        path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps({"seed": seed, "landing_order": landing_order, **self.__dict__}, indent=1))
 
     @classmethod
@@ -98,8 +99,10 @@ def run_scenario(seed: int, *, progress: Callable[[str], None] = lambda _: None)
     driver = Driver(schedule)
     (driver.home / JOURNAL_FILE).unlink(missing_ok=True)  # an earlier scenario's, in the same lake
     try:
-        driver.play(progress)
-        driver.journal.save(seed, schedule.landing_order, driver.home / JOURNAL_FILE)
+        try:
+            driver.play(progress)
+        finally:  # a failed scenario's too: `--recheck` then says what its lake holds
+            driver.journal.save(seed, schedule.landing_order, driver.home / JOURNAL_FILE)
         checks = check_lake(driver.workload, driver.journal)
     except Exception as failure:  # a check, or a run or command that failed outright
         raise ScenarioFailed(
@@ -117,7 +120,7 @@ def recheck_lake() -> tuple[int, list[str]]:
 
     path = apply_commands.lake_home() / JOURNAL_FILE
     if not path.exists():
-        raise ValueError(f"{path} does not exist: no scenario has reached its checks in this lake")
+        raise ValueError(f"{path} does not exist: no scenario has run in this lake")
     seed, landing_order, journal = Journal.load(path)
     workload = Workload(seed=seed, config=WorkloadConfig(landing_order=landing_order))
     for records, finish in journal.batches:

@@ -56,6 +56,5 @@ def test_recheck_of_a_lake_without_a_journal_says_so_before_starting_spark(scena
     result = CliRunner().invoke(main, ["scenarios", "--recheck", "--home", str(scenario_env)])
     assert result.exit_code == EXIT_USER_ERROR
     assert result.output.strip().splitlines()[-1] == (
-        f"lakerep: {scenario_env / JOURNAL_FILE} does not exist: "
-        "no scenario has reached its checks in this lake"
+        f"lakerep: {scenario_env / JOURNAL_FILE} does not exist: no scenario has run in this lake"
     )
