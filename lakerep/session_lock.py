@@ -68,14 +68,9 @@ def session_lock(home: Path, session: str) -> Iterator[None]:
             f"session name {session!r} is not valid: it may hold letters, digits, _ and - "
             "(up to 64, not starting with -)"
         )
-    lock = home / "locks" / f"{session}.lock"
+    lock = lock_path(home, session)
     lock.parent.mkdir(parents=True, exist_ok=True)
-    record = {
-        "pid": os.getpid(),
-        "host": socket.gethostname(),
-        "since": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
-    }
-    content = json.dumps(record)
+    content = lock_record(os.getpid())
     if not _create(lock, content):
         text = _read(lock)
         if text is not None:
@@ -91,6 +86,17 @@ def session_lock(home: Path, session: str) -> Iterator[None]:
         if _read(lock) == content:
             with contextlib.suppress(FileNotFoundError):
                 lock.unlink()
+
+
+def lock_path(home: Path, session: str) -> Path:
+    return home / "locks" / f"{session}.lock"
+
+
+def lock_record(pid: int) -> str:
+    """A lock's content: the holding process of this host, and since when."""
+    return json.dumps(
+        {"pid": pid, "host": socket.gethostname(), "since": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")}
+    )
 
 
 def _create(lock: Path, content: str) -> bool:

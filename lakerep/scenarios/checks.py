@@ -4,16 +4,17 @@
 - every target equals the oracle at its synchpoint, by `lakerep diff` against a consistent
   snapshot of its source landed at that synchpoint (a CCD target diff cannot compare, by its
   history: the last refresh's snapshot rows, then exactly the oracle's changes after its start,
-  with their values);
+  with their values), and a point-in-time target's commit markers are its rows' last changes;
 - no duplicate row in a CD table, the UOW table or a CCD;
 - the register, the capture state and pruning control agree with the data: Capture's synchpoint is
   the last commit landed and every set applied up to it, every committed change after a source's
-  CD_OLD_SYNCHPOINT is in its CD table and nothing there is foreign to the source, the UOW table
-  holds committed UOWs at their commit positions and every one that changed a source after its
-  CD_OLD_SYNCHPOINT, each source's restart tokens lose no change of a landed transaction open at
-  RESTART2, and each member's SYNCHPOINT is its set's last applied synchpoint;
-- the trace explains every cold start and every refresh, and there is no cold start the scenario
-  did not ask for.
+  CD_OLD_SYNCHPOINT is in its CD table with the source's values and nothing there is foreign to
+  the source, the UOW table holds committed UOWs at their commit positions and every one that
+  changed a source after its CD_OLD_SYNCHPOINT, each source's restart tokens lose no change of a
+  landed transaction open at RESTART2, and each member's SYNCHPOINT is its set's last applied
+  synchpoint;
+- the trace explains every cold start and every refresh, there is no cold start the scenario
+  did not ask for, and every refresh it asked for was done.
 
 During the scenario, every prune within RETENTION_LIMIT is checked to leave each member the
 changes it still needs (check_prune_keeps_what_members_need).
@@ -49,6 +50,7 @@ def check_lake(workload: Workload, journal: Journal) -> list[str]:
         check_restart_tokens(spark, workload),
         check_pruning_control(spark),
         check_trace(spark, journal),
+        check_refreshes_asked_were_done(spark, journal),
     ]
 
 
@@ -73,9 +75,40 @@ def check_targets_equal_the_oracle(spark, workload: Workload) -> str:
     histories = sorted(set(MEMBERS) - set(report.counts))  # those lakerep diff cannot compare
     for target_table in histories:
         check_history_target(spark, workload, MEMBERS[target_table], synchpoints[target_table])
+    point_in_time = sorted(t for t, m in MEMBERS.items() if m.target_structure == "point_in_time")
+    for target_table in point_in_time:
+        check_point_in_time_markers(spark, workload, MEMBERS[target_table], synchpoints[target_table])
     return (
         f"lakerep diff: {len(report.counts)} targets equal the oracle at their synchpoints; "
-        f"the histories of {histories} equal the oracle's"
+        f"the histories of {histories} equal the oracle's; the commit markers of {point_in_time} "
+        "are the oracle's"
+    )
+
+
+def check_point_in_time_markers(spark, workload: Workload, member, synchpoint: str) -> None:
+    """lakerep diff compares a point-in-time target's user columns; its IBMSNAP_COMMITSEQ and
+    IBMSNAP_LOGMARKER are each row's last change after its last refresh started (its commit
+    position and time), or, for a row no change touched since, the unload start."""
+    refreshes = _applied_plans(
+        spark, f"plan.action = 'REFRESH' and plan.target_table = '{member.target_table}'"
+    )
+    assert refreshes, f"{member.target_table} was never refreshed"
+    start = refreshes[-1].refresh_start
+    keys = list(member.registration.key_columns)
+    last_change = {}
+    for change in workload.oracle.history(member.source, after=start, up_to=synchpoint):
+        last_change[change.key] = (change.commit_position, change.commit_timestamp)
+    selected = ", ".join(f"`{key}`" for key in keys)
+    wrong = []
+    target = relation_name(member.target_table)
+    for row in rows(spark, f"select {selected}, IBMSNAP_COMMITSEQ, IBMSNAP_LOGMARKER from {target}"):
+        key, markers = tuple(row[: len(keys)]), tuple(row[len(keys) :])
+        expected = last_change.get(key)
+        if (markers != expected) if expected is not None else (markers[0] != start):
+            wrong.append((key, markers, expected or (start, "the unload's landing time")))
+    assert not wrong, (
+        f"{member.target_table}: {len(wrong)} rows have other commit markers than their last change "
+        f"after the refresh at {start} (first: key {wrong[0][0]} holds {wrong[0][1]}, expected {wrong[0][2]})"
     )
 
 
@@ -176,36 +209,84 @@ def check_register(spark, workload: Workload) -> str:
 
 def check_change_data(spark, workload: Workload) -> str:
     """Every committed change after CD_OLD_SYNCHPOINT (up to the synchpoint) is in the source's CD
-    table, and every CD row is a change the source made (committed, open or rolled back)."""
+    table, every CD row is a change the source made (committed, open or rolled back), and each
+    row of a committed or open change holds the oracle's values: its operation, the row after it
+    (for a delete, the row deleted) and the row before it in the before-image columns."""
     register = _register(spark)
     synchpoint = register["GLOBAL"].SYNCHPOINT
     oracle = workload.oracle
-    written = {}  # per source: (log position, UOW) of every change committed or still open
-    for change in [
-        change for uow in oracle.committed_uows() for change in uow.changes
-    ] + oracle.open_changes():
-        written.setdefault(change.table, set()).add((change.log_position, change.uow_id))
     rolled_back = set(oracle.rolled_back_uows())
+    changes = [change for uow in oracle.committed_uows() for change in uow.changes] + oracle.open_changes()
+    checked = 0
     for name, registration in REGISTRATIONS.items():
-        cd_old = register[name].CD_OLD_SYNCHPOINT
+        written = {  # (INTENTSEQ, UOWID, OPERATION) -> the rest of the CD row
+            (change.log_position, change.uow_id, operation): values
+            for change in changes
+            if change.table == name
+            for operation, values in cd_rows_of(change, registration)
+        }
+        columns = [*registration.column_names, *before_image_columns(registration)]
+        selected = ", ".join(f"`{column}`" for column in columns)
         held = {
-            (row[0], row[1])
+            (row[0], row[1], row[2]): tuple(row[3:])
             for row in rows(
                 spark,
-                f"select IBMSNAP_INTENTSEQ, IBMSNAP_UOWID from {relation_name(cd_model_name(registration))}",
+                "select IBMSNAP_INTENTSEQ, IBMSNAP_UOWID, IBMSNAP_OPERATION, "
+                f"{selected} from {relation_name(cd_model_name(registration))}",
             )
         }
-        needed = {(c.log_position, c.uow_id) for c in oracle.history(name, after=cd_old, up_to=synchpoint)}
-        missing = sorted(needed - held)
+        cd_old = register[name].CD_OLD_SYNCHPOINT
+        needed = {
+            (change.log_position, change.uow_id, operation)
+            for change in oracle.history(name, after=cd_old, up_to=synchpoint)
+            for operation, _ in cd_rows_of(change, registration)
+        }
+        missing = sorted(needed - held.keys())
         assert not missing, (
             f"{name}: {len(missing)} changes committed after CD_OLD_SYNCHPOINT {cd_old} are not in its CD "
             f"table (first {missing[:3]})"
         )
-        foreign = sorted(row for row in held - written.get(name, set()) if row[1] not in rolled_back)
+        foreign = sorted(row for row in held.keys() - written.keys() if row[1] not in rolled_back)
         assert not foreign, (
             f"{name}: its CD table holds {len(foreign)} rows the source never wrote ({foreign[:3]})"
         )
-    return f"CD tables hold every committed change after CD_OLD_SYNCHPOINT of {len(REGISTRATIONS)} sources"
+        wrong = sorted(key for key, values in held.items() if key in written and written[key] != values)
+        assert not wrong, (
+            f"{name}: {len(wrong)} CD rows hold other values than the source's change (first {wrong[0]}: "
+            f"{dict(zip(columns, held[wrong[0]], strict=True))}, the source's "
+            f"{dict(zip(columns, written[wrong[0]], strict=True))})"
+        )
+        checked += len(held.keys() & written.keys())
+    return (
+        f"CD tables hold every committed change after CD_OLD_SYNCHPOINT of {len(REGISTRATIONS)} sources; "
+        f"{checked} rows hold the source's values"
+    )
+
+
+def before_image_columns(registration) -> list[str]:
+    prefix = registration.before_image_prefix
+    return [] if prefix is None else [prefix + column for column in registration.column_names]
+
+
+def cd_rows_of(change, registration) -> list[tuple[str, tuple]]:
+    """The CD rows a change makes (SPEC §3), as (IBMSNAP_OPERATION, user values then before-image
+    values): the row after it (for a delete, the row deleted) and the row before it. A key update
+    of a table registered with key_updates_as_delete_insert is a delete of the old key and an
+    insert of the new one."""
+    columns = registration.column_names
+    images = registration.before_image_prefix is not None
+
+    def row(operation: str, user: dict | None, prior: dict | None) -> tuple[str, tuple]:
+        before = tuple(None if prior is None else prior[c] for c in columns) if images else ()
+        return operation, tuple(user[c] for c in columns) + before
+
+    if change.operation == "I":
+        return [row("I", change.after, None)]
+    if change.operation == "D":
+        return [row("D", change.before, change.before)]
+    if registration.key_updates_as_delete_insert and change.before_key != change.key:
+        return [row("D", change.before, change.before), row("I", change.after, None)]
+    return [row("U", change.after, change.before)]
 
 
 def check_uow(spark, workload: Workload) -> str:
@@ -379,3 +460,23 @@ def check_trace(spark, journal: Journal) -> str:
             f"the refresh of {target} in Apply cycle {cycle} has no REFRESH trace row"
         )
     return f"trace explains {len(cold_runs)} cold starts and {len(refreshes)} refreshes"
+
+
+def check_refreshes_asked_were_done(spark, journal: Journal) -> str:
+    """Every refresh the scenario asked for (`lakerep refresh`, `lakerep mark-external-refresh`)
+    was done by an Apply cycle after it: a lost mark would pass the other checks when the target
+    is in step anyway."""
+    done = {
+        (plan.target_table, plan.action, plan.apply_cycle)
+        for plan in _applied_plans(spark, "plan.action in ('REFRESH', 'EXTERNAL_REFRESH')")
+    }
+    lost = [
+        (target, action, after)
+        for target, action, after in journal.refreshes_asked
+        if not any(t == target and a == action and cycle > after for t, a, cycle in done)
+    ]
+    assert not lost, (
+        f"{len(lost)} refreshes asked for were never done (target, action, asked after Apply cycle): "
+        f"{lost[:3]}"
+    )
+    return f"{len(journal.refreshes_asked)} refreshes asked for were each done by a later Apply cycle"

@@ -11,7 +11,8 @@ Two ways to die there:
   abort  the statement, and every one after it in this process, raises instead of running, so
          nothing more is written; the runner's own steps after dbt stop with the error. For
          runners inside the scenario process, which keeps its SparkSession (a JVM start per
-         runner would cost more than the scenario).
+         runner would cost more than the scenario). The runner's lock is released as it ends;
+         leave_a_killed_runners_lock then puts back what a kill leaves there.
 """
 
 from __future__ import annotations
@@ -19,11 +20,14 @@ from __future__ import annotations
 import os
 import re
 import signal
+import subprocess
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from lakerep import dbt
+from lakerep.session_lock import lock_path, lock_record
 
 MODES = ("kill", "abort")
 
@@ -77,6 +81,17 @@ def kill_this_runner() -> None:
     if os.getpgrp() == os.getpid():
         os.killpg(os.getpgrp(), signal.SIGKILL)
     os.kill(os.getpid(), signal.SIGKILL)  # the JVM ends when its stdin closes
+
+
+def leave_a_killed_runners_lock(home: Path, session: str) -> None:
+    """What a kill -9 of a runner leaves that an abort does not: its session lock, naming a
+    process of this host that is gone. The next runner must take it over, and the commands that
+    wait for runners to stop (refresh, mark-external-refresh, prune) must not wait for it."""
+    gone = subprocess.Popen(["true"])
+    gone.wait()  # its pid names no process now (pids are reused only after the range wraps)
+    lock = lock_path(home, session)
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    lock.write_text(lock_record(gone.pid), encoding="utf-8")
 
 
 @contextmanager

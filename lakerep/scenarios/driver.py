@@ -19,7 +19,7 @@ from pathlib import Path
 
 from lakerep import apply_commands, dbt, landing
 from lakerep.lake import lake_session, reset_lake
-from lakerep.scenarios.crash import CrashInjector, injected
+from lakerep.scenarios.crash import CrashInjector, injected, leave_a_killed_runners_lock
 from lakerep.scenarios.schedule import MIN_CRASHES, Schedule, Step, draw_schedule
 from lakerep.session import SessionStart, run_session
 from lakerep.subscriptions import Member, load_members
@@ -51,6 +51,8 @@ class Journal:
     cold_runs: int = 0  # cold runs started, crashed or not
     refreshes_requested: int = 0
     external_refreshes: int = 0
+    # (target, plan action, the last Apply cycle when asked): a later applied cycle must do it
+    refreshes_asked: list[tuple[str, str, int]] = field(default_factory=list)
     prunes: int = 0
     runs: int = 0
     events: list[str] = field(default_factory=list)
@@ -67,6 +69,7 @@ class Journal:
         saved = json.loads(path.read_text())
         seed, landing_order = saved.pop("seed"), saved.pop("landing_order")
         saved["batches"] = [tuple(batch) for batch in saved["batches"]]
+        saved["refreshes_asked"] = [tuple(asked) for asked in saved.get("refreshes_asked", [])]
         return seed, landing_order, cls(**saved)
 
 
@@ -163,8 +166,8 @@ class Driver:
         self.land(step.records, finish=step.event == "cold")
         self.resolve_waits()
         start_type, token_file = "warm", self.take_token_file()
-        prune_crash = step.crash_fraction if step.crash_prune else None
-        run_crash = None if step.crash_prune else step.crash_fraction
+        event_crash = step.crash_fraction if step.crash_in_event else None
+        run_crash = None if step.crash_in_event else step.crash_fraction
         if step.event == "cold":
             # Every transaction ended in the batch just landed: a cold start there loses none.
             token_file = self.write_tokens("cold", {}, TokenPair(CURRENT_RESTART, CURRENT_RESTART))
@@ -172,20 +175,21 @@ class Driver:
         elif step.event == "recover":
             token_file = self.home / "scenario-recover.tokens"
             token_file.unlink(missing_ok=True)  # an earlier recover's file is not this one's
-            if not self.run("recover", token_file) and token_file.exists():
+            crashed = self.run("recover", token_file, crash_fraction=event_crash, label="recover step")
+            if not crashed and token_file.exists():
                 self.token_file = token_file  # the warm run after it reads it
             token_file = self.take_token_file()
         elif step.event == "reread":
             token_file = self.reread_tokens()
         elif step.event == "refresh":
             member = self.rng.choice([m for m in MEMBERS.values() if not m.registration.disable_refresh])
-            apply_commands.mark(member.target_table, "refresh")
+            self.ask_refresh(member.target_table, "refresh")
             self.journal.refreshes_requested += 1
             self.land_sales_snapshots()
         elif step.event == "external":
             self.external_refresh(MEMBERS["stock_copy"])
         elif step.event in ("prune", "retention"):
-            self.prune(retention_limit=0 if step.event == "retention" else None, crash_fraction=prune_crash)
+            self.prune(retention_limit=0 if step.event == "retention" else None, crash_fraction=event_crash)
         if start_type == "cold":
             self.journal.cold_runs += 1
         crashed = self.run(start_type, token_file, crash_fraction=run_crash, label=f"{step.event} step")
@@ -222,7 +226,9 @@ class Driver:
             self.run_statements,
             lambda: run_session(start),
         )
-        if not crashed:
+        if crashed:
+            leave_a_killed_runners_lock(self.home, SESSION)
+        else:
             self.run_statements = statements // max(1, len(reports))
         return crashed
 
@@ -293,8 +299,20 @@ class Driver:
         rows = self.workload.snapshot(member.source, start, end).rows
         frame = spark.createDataFrame(rows, schema=spark.table(name).schema)
         frame.write.format("delta").mode("overwrite").saveAsTable(name)
-        apply_commands.mark(member.target_table, "external", start, end)
+        self.ask_refresh(member.target_table, "external", start, end)
         self.journal.external_refreshes += 1
+
+    def ask_refresh(self, target_table: str, kind: str, *window: str) -> None:
+        """`lakerep refresh` (kind refresh) or `lakerep mark-external-refresh` (kind external),
+        journaled with the Apply cycle it came after."""
+        spark = lake_session()
+        trail = relation_name("apply_trail")
+        last_cycle = 0
+        if spark.catalog.tableExists(trail):
+            last_cycle = spark.sql(f"select max(apply_cycle) from {trail}").collect()[0][0] or 0
+        apply_commands.mark(target_table, kind, *window)
+        action = {"refresh": "REFRESH", "external": "EXTERNAL_REFRESH"}[kind]
+        self.journal.refreshes_asked.append((target_table, action, last_cycle))
 
     def resolve_waits(self) -> None:
         """A set WAITING for a snapshot gets one; a set in a GAP gets an external refresh."""

@@ -24,6 +24,10 @@ EVENTS = {
 }
 
 
+# Events with work of their own where a crash point may fall, instead of in the run after them.
+EVENTS_WITH_OWN_WORK = ("recover", "prune", "retention")
+
+
 @dataclass(frozen=True)
 class Step:
     """Land `records` log records, do `event`, then run a cycle (`--once`) that crashes before
@@ -32,15 +36,21 @@ class Step:
     records: int
     event: str
     crash_fraction: float | None
-    crash_prune: bool = False  # the crash point counts in the prune (prune and retention only)
+    crash_in_event: bool = False  # the crash point is in the event's own work: its prune or recover run
 
     def describe(self) -> str:
         crash = (
-            f", crash at {self.crash_fraction:.0%} of {'the prune' if self.crash_prune else 'the run'}"
+            f", crash at {self.crash_fraction:.0%} of {self.crashing_work}"
             if self.crash_fraction is not None
             else ""
         )
         return f"land {self.records}, {self.event}{crash}"
+
+    @property
+    def crashing_work(self) -> str:
+        if not self.crash_in_event:
+            return "the run"
+        return "the recover run" if self.event == "recover" else "the prune"
 
 
 @dataclass(frozen=True)
@@ -69,8 +79,8 @@ def draw_schedule(seed: int, *, steps: int | None = None, crashes: int = MIN_CRA
             Step(
                 records=rng.randint(60, 320),
                 event=event,
-                crash_fraction=rng.uniform(0.02, 1.0) if crash else None,
-                crash_prune=crash and event in ("prune", "retention") and rng.random() < 0.5,
+                crash_fraction=1.0 - rng.random() if crash else None,  # in (0, 1]: any statement
+                crash_in_event=crash and event in EVENTS_WITH_OWN_WORK and rng.random() < 0.5,
             )
         )
     return Schedule(

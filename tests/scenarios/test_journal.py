@@ -25,6 +25,7 @@ def test_a_saved_journal_loads_back_equal(tmp_path):
     journal = Journal(crashes=["warm step, warm run: 57"], cold_starts=1, cold_runs=2, prunes=1, runs=5)
     journal.events.append("cold run done")
     journal.batches.extend(BATCHES)
+    journal.refreshes_asked.append(("stock_copy", "EXTERNAL_REFRESH", 3))
     journal.save(7, "commit", tmp_path / "journal.json")
     assert Journal.load(tmp_path / "journal.json") == (7, "commit", journal)
 

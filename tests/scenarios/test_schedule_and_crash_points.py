@@ -12,8 +12,9 @@ from types import SimpleNamespace
 import pytest
 
 from lakerep.scenarios import FIXED_SEEDS
-from lakerep.scenarios.crash import CrashInjector, InjectedCrash
-from lakerep.scenarios.schedule import EVENTS, MIN_CRASHES, draw_schedule
+from lakerep.scenarios.crash import CrashInjector, InjectedCrash, leave_a_killed_runners_lock
+from lakerep.scenarios.schedule import EVENTS, EVENTS_WITH_OWN_WORK, MIN_CRASHES, draw_schedule
+from lakerep.session_lock import SessionActive, lock_path, refuse_if_active, session_lock
 
 
 def event(name: str, sql: str = "select 1", node: str = "model.lakerep.register"):
@@ -41,6 +42,23 @@ def test_every_fixed_schedule_has_enough_crash_points(seed):
 def test_the_fixed_set_covers_every_event():
     drawn = {step.event for seed in FIXED_SEEDS for step in draw_schedule(seed).steps}
     assert drawn == set(EVENTS)
+
+
+def test_crash_points_fall_in_the_runs_and_in_the_work_of_prune_and_recover():
+    steps = [step for seed in FIXED_SEEDS for step in draw_schedule(seed).steps]
+    assert all(step.event in EVENTS_WITH_OWN_WORK for step in steps if step.crash_in_event)
+    assert {step.event for step in steps if step.crash_in_event} == set(EVENTS_WITH_OWN_WORK)
+    crashing = [step.crash_fraction for seed in range(1, 201) for step in draw_schedule(seed).steps]
+    assert min(fraction for fraction in crashing if fraction is not None) < 0.02  # first statements too
+
+
+def test_a_killed_runners_lock_is_taken_over_and_keeps_no_command_waiting(tmp_path):
+    leave_a_killed_runners_lock(tmp_path, "scenario")
+    assert lock_path(tmp_path, "scenario").exists()
+    refuse_if_active(tmp_path)  # a dead runner's lock: refresh, marks and prune go ahead
+    with session_lock(tmp_path, "scenario"), pytest.raises(SessionActive):
+        refuse_if_active(tmp_path)
+    assert not lock_path(tmp_path, "scenario").exists()
 
 
 def test_an_abort_crash_point_fails_its_statement_and_every_later_one():
