@@ -22,7 +22,7 @@ from lakerep.token_file import TokenFileError
 
 # Exit codes (README): dbt's own (0 ok, 1 model or test errors, 2 crash), then ours.
 EXIT_CHECK_FAILED = 1  # as a failed data test: a target differs (diff), a scenario failed (scenarios)
-EXIT_USER_ERROR = 3  # bad option, token file or registration: the message says what to fix
+EXIT_USER_ERROR = 3  # bad option or value, token file or registration: the message says what to fix
 EXIT_START_REFUSED = 4  # warmns with the restart point pruned from the log, or LAG_LIMIT
 EXIT_SESSION_LOCKED = 5  # another runner holds the session, or a session is running (refresh,
 # mark-external-refresh, prune), or the lake's critical section stayed busy
@@ -32,7 +32,28 @@ def _echo(message: str) -> None:
     click.echo(f"lakerep: {message}")
 
 
-@click.group()
+class _LakerepGroup(click.Group):
+    """click's group, but a usage error (unknown option, bad value) exits with EXIT_USER_ERROR,
+    not click's 2, which is dbt's code for a crash."""
+
+    def main(self, *args, standalone_mode: bool = True, **kwargs):
+        if not standalone_mode:
+            return super().main(*args, standalone_mode=False, **kwargs)
+        try:
+            outcome = super().main(*args, standalone_mode=False, **kwargs)  # --help: its exit code
+        except click.UsageError as error:
+            error.show()
+            sys.exit(EXIT_USER_ERROR)
+        except click.ClickException as error:
+            error.show()
+            sys.exit(error.exit_code)
+        except click.Abort:
+            click.echo("Aborted!", err=True)
+            sys.exit(1)
+        sys.exit(outcome if isinstance(outcome, int) else 0)
+
+
+@click.group(cls=_LakerepGroup)
 def main() -> None:
     """Log-based change-data-capture replication on Spark and Delta Lake, driven by dbt."""
 

@@ -66,3 +66,17 @@ def test_a_session_held_by_a_live_runner_is_refused(home):
     result = run("--session", "s1", "--once")
     assert result.exit_code == EXIT_SESSION_LOCKED
     assert f"session s1 is already running (pid {os.getpid()}" in result.output
+
+
+@pytest.mark.parametrize(
+    ("args", "reason"),
+    [
+        (["--start", "hot"], "Invalid value for '--start'"),
+        (["--no-such-option"], "No such option '--no-such-option'"),
+    ],
+    ids=["bad-start-type", "unknown-option"],
+)
+def test_a_bad_option_is_a_usage_error_not_a_dbt_crash(home, args, reason):
+    result = run(*args)
+    assert result.exit_code == EXIT_USER_ERROR  # click's own code, 2, is dbt's for a crash
+    assert reason in result.output

@@ -49,7 +49,7 @@ def scenario_env(tmp_path, monkeypatch):
 def test_recheck_needs_the_lake_and_no_seed(scenario_env):
     for args in (["--recheck"], ["--recheck", "--home", str(scenario_env), "--seed", "3"]):
         result = CliRunner().invoke(main, ["scenarios", *args])
-        assert result.exit_code == 2, result.output
+        assert result.exit_code == EXIT_USER_ERROR, result.output
         assert "--recheck takes --home" in result.output
 
 
