@@ -89,11 +89,7 @@ def check_point_in_time_markers(spark, workload: Workload, member, synchpoint: s
     """lakerep diff compares a point-in-time target's user columns; its IBMSNAP_COMMITSEQ and
     IBMSNAP_LOGMARKER are each row's last change after its last refresh started (its commit
     position and time), or, for a row no change touched since, the unload start."""
-    refreshes = _applied_plans(
-        spark, f"plan.action = 'REFRESH' and plan.target_table = '{member.target_table}'"
-    )
-    assert refreshes, f"{member.target_table} was never refreshed"
-    start = refreshes[-1].refresh_start
+    start = _last_refresh(spark, member.target_table).refresh_start
     keys = list(member.registration.key_columns)
     last_change = {}
     for change in workload.oracle.history(member.source, after=start, up_to=synchpoint):
@@ -116,11 +112,8 @@ def check_history_target(spark, workload: Workload, member, synchpoint: str) -> 
     """A CCD target lakerep diff cannot compare: the rows of the snapshot its last refresh loaded,
     as inserts at the unload start, then exactly the oracle's changes committed after the start,
     each with the row it left (for a delete, the row deleted) and its commit time."""
-    refreshes = _applied_plans(
-        spark, f"plan.action = 'REFRESH' and plan.target_table = '{member.target_table}'"
-    )
-    assert refreshes, f"{member.target_table} was never refreshed"
-    start, end = refreshes[-1].refresh_start, refreshes[-1].refresh_end
+    refresh = _last_refresh(spark, member.target_table)
+    start, end = refresh.refresh_start, refresh.refresh_end
     columns = list(workload.registrations[member.source].column_names)
     selected = ", ".join(f"`{column}`" for column in columns)
     held = rows(
@@ -158,6 +151,13 @@ def _row_left(change, columns: list[str]) -> tuple:
 
 def _first(extra: Counter, missing: Counter) -> str:
     return f"extra {list(extra)[:1]}, missing {list(missing)[:1]}"
+
+
+def _last_refresh(spark, target_table: str):
+    """The apply_plan row of the target's last full refresh that its set applied."""
+    refreshes = _applied_plans(spark, f"plan.action = 'REFRESH' and plan.target_table = '{target_table}'")
+    assert refreshes, f"{target_table} was never refreshed"
+    return refreshes[-1]
 
 
 def _applied_plans(spark, where: str) -> list:
