@@ -34,23 +34,26 @@ def _echo(message: str) -> None:
 
 class _LakerepGroup(click.Group):
     """click's group, but a usage error (unknown option, bad value) exits with EXIT_USER_ERROR,
-    not click's 2, which is dbt's code for a crash."""
+    not click's 2, which is dbt's code for a crash. Usage errors arise parsing the group's
+    arguments (make_context) or the command's and in the command itself (invoke); click shows
+    them and exits with their exit_code."""
 
-    def main(self, *args, standalone_mode: bool = True, **kwargs):
-        if not standalone_mode:
-            return super().main(*args, standalone_mode=False, **kwargs)
-        try:
-            outcome = super().main(*args, standalone_mode=False, **kwargs)  # --help: its exit code
-        except click.UsageError as error:
-            error.show()
-            sys.exit(EXIT_USER_ERROR)
-        except click.ClickException as error:
-            error.show()
-            sys.exit(error.exit_code)
-        except click.Abort:
-            click.echo("Aborted!", err=True)
-            sys.exit(1)
-        sys.exit(outcome if isinstance(outcome, int) else 0)
+    def make_context(self, *args, **kwargs):
+        with _usage_errors_exit_as_user_errors():
+            return super().make_context(*args, **kwargs)
+
+    def invoke(self, ctx):
+        with _usage_errors_exit_as_user_errors():
+            return super().invoke(ctx)
+
+
+@contextmanager
+def _usage_errors_exit_as_user_errors() -> Iterator[None]:
+    try:
+        yield
+    except click.UsageError as error:
+        error.exit_code = EXIT_USER_ERROR
+        raise
 
 
 @click.group(cls=_LakerepGroup)

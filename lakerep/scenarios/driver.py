@@ -49,14 +49,16 @@ class Journal:
     crashes: list[str] = field(default_factory=list)
     cold_starts: int = 0  # cold runs that finished
     cold_runs: int = 0  # cold runs started, crashed or not
-    refreshes_requested: int = 0
-    external_refreshes: int = 0
     # (target, plan action, the last Apply cycle when asked): a later applied cycle must do it
     refreshes_asked: list[tuple[str, str, int]] = field(default_factory=list)
     prunes: int = 0
     runs: int = 0
     events: list[str] = field(default_factory=list)
     batches: list[tuple[int, bool]] = field(default_factory=list)  # (records, finish) landed, in order
+
+    def refreshes(self, action: str) -> int:
+        """How many refreshes of `action` (REFRESH: `lakerep refresh`, EXTERNAL_REFRESH) were asked."""
+        return sum(asked[1] == action for asked in self.refreshes_asked)
 
     def save(self, seed: int, landing_order: str, path: Path) -> None:
         """What `lakerep scenarios --recheck` needs to check the lake again: the workload is
@@ -70,6 +72,8 @@ class Journal:
         seed, landing_order = saved.pop("seed"), saved.pop("landing_order")
         saved["batches"] = [tuple(batch) for batch in saved["batches"]]
         saved["refreshes_asked"] = [tuple(asked) for asked in saved.get("refreshes_asked", [])]
+        for counted_before in ("refreshes_requested", "external_refreshes"):  # journals of older runs
+            saved.pop(counted_before, None)
         return seed, landing_order, cls(**saved)
 
 
@@ -86,8 +90,8 @@ class ScenarioResult:
         return (
             f"scenario {self.seed}: passed in {self.seconds:,.0f} s; {journal.runs} runs, "
             f"{len(journal.crashes)} crashes, {journal.cold_starts} cold starts, "
-            f"{journal.refreshes_requested} refreshes asked, "
-            f"{journal.external_refreshes} external refreshes, {journal.prunes} prunes; "
+            f"{journal.refreshes('REFRESH')} refreshes asked, "
+            f"{journal.refreshes('EXTERNAL_REFRESH')} external refreshes, {journal.prunes} prunes; "
             f"{len(self.checks)} checks"
         )
 
@@ -184,7 +188,6 @@ class Driver:
         elif step.event == "refresh":
             member = self.rng.choice([m for m in MEMBERS.values() if not m.registration.disable_refresh])
             self.ask_refresh(member.target_table, "refresh")
-            self.journal.refreshes_requested += 1
             self.land_sales_snapshots()
         elif step.event == "external":
             self.external_refresh(MEMBERS["stock_copy"])
@@ -300,16 +303,12 @@ class Driver:
         frame = spark.createDataFrame(rows, schema=spark.table(name).schema)
         frame.write.format("delta").mode("overwrite").saveAsTable(name)
         self.ask_refresh(member.target_table, "external", start, end)
-        self.journal.external_refreshes += 1
 
     def ask_refresh(self, target_table: str, kind: str, *window: str) -> None:
         """`lakerep refresh` (kind refresh) or `lakerep mark-external-refresh` (kind external),
         journaled with the Apply cycle it came after."""
-        spark = lake_session()
-        trail = relation_name("apply_trail")
-        last_cycle = 0
-        if spark.catalog.tableExists(trail):
-            last_cycle = spark.sql(f"select max(apply_cycle) from {trail}").collect()[0][0] or 0
+        cycles = built_rows("apply_trail", "select max(apply_cycle) from {table}")
+        last_cycle = (cycles[0][0] if cycles else None) or 0
         apply_commands.mark(target_table, kind, *window)
         action = {"refresh": "REFRESH", "external": "EXTERNAL_REFRESH"}[kind]
         self.journal.refreshes_asked.append((target_table, action, last_cycle))
@@ -323,13 +322,7 @@ class Driver:
             self.external_refresh(MEMBERS["stock_copy"])
 
     def set_status(self) -> dict[str, str]:
-        spark = lake_session()
-        table = relation_name("apply_set_status")
-        if not spark.catalog.tableExists(table):
-            return {}
-        return {
-            row.set_name: row.status for row in spark.sql(f"select set_name, status from {table}").collect()
-        }
+        return dict(built_rows("apply_set_status", "select set_name, status from {table}"))
 
     # -- token files ----------------------------------------------------------------------------
 
@@ -355,13 +348,17 @@ class Driver:
 
     def state_restart(self, source: str) -> str | None:
         """The lower of the source's RESTART1 and RESTART2 in the capture state (None: no state)."""
-        spark = lake_session()
-        table = relation_name("capture_state")
-        if not spark.catalog.tableExists(table):
-            return None
         owner, name = source.split(".")
-        tokens = spark.sql(
-            f"select least(restart1, restart2) from {table} where session_name = '{SESSION}' "
-            f"and source_owner = '{owner}' and source_table = '{name}'"
-        ).collect()
+        tokens = built_rows(
+            "capture_state",
+            "select least(restart1, restart2) from {table} "
+            f"where session_name = '{SESSION}' and source_owner = '{owner}' and source_table = '{name}'",
+        )
         return tokens[0][0] if tokens else None
+
+
+def built_rows(model: str, select: str) -> list:
+    """The rows of `select` ({table}: the model's relation); none while the model is not built."""
+    spark = lake_session()
+    table = relation_name(model)
+    return spark.sql(select.format(table=table)).collect() if spark.catalog.tableExists(table) else []
