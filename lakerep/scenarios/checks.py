@@ -9,8 +9,10 @@
 - the register, the capture state and pruning control agree with the data: Capture's synchpoint is
   the last commit landed and every set applied up to it, every committed change after a source's
   CD_OLD_SYNCHPOINT is in its CD table with the source's values and nothing there is foreign to
-  the source, the UOW table holds committed UOWs at their commit positions and every one that
-  changed a source after its CD_OLD_SYNCHPOINT, each source's restart tokens lose no change of a
+  the source, each internal CCD holds only the source's changes and landed snapshot rows with
+  their values and none of those after the last cold start is missing (ccd_checks), the UOW
+  table holds committed UOWs at their commit positions and every one that changed a source
+  after its CD_OLD_SYNCHPOINT, each source's restart tokens lose no change of a
   landed transaction open at RESTART2, and each member's SYNCHPOINT is its set's last applied
   synchpoint;
 - the trace explains every cold start and every refresh, there is no cold start the scenario
@@ -30,6 +32,8 @@ from lakerep import apply_commands, landing
 from lakerep.lake import lake_session
 from lakerep.registrations import load_registrations
 from lakerep.scaffold import ccd_model_name, cd_model_name
+from lakerep.scenarios.ccd_checks import check_consistent_change_data
+from lakerep.scenarios.cd_rows import before_image_columns, cd_rows_of
 from lakerep.scenarios.driver import MEMBERS, Journal
 from lakerep.summary import relation_name
 from lakerep.workload.generator import Workload
@@ -46,6 +50,7 @@ def check_lake(workload: Workload, journal: Journal) -> list[str]:
         check_no_duplicates(spark),
         check_register(spark, workload),
         check_change_data(spark, workload),
+        check_ccd(spark, workload, journal),
         check_uow(spark, workload),
         check_restart_tokens(spark, workload),
         check_pruning_control(spark),
@@ -263,30 +268,25 @@ def check_change_data(spark, workload: Workload) -> str:
     )
 
 
-def before_image_columns(registration) -> list[str]:
-    prefix = registration.before_image_prefix
-    return [] if prefix is None else [prefix + column for column in registration.column_names]
+def check_ccd(spark, workload: Workload, journal: Journal) -> str:
+    register = _register(spark)
+    return check_consistent_change_data(
+        spark,
+        workload,
+        register["GLOBAL"].SYNCHPOINT,
+        changes_read_after(journal, register),
+        journal.snapshots,
+    )
 
 
-def cd_rows_of(change, registration) -> list[tuple[str, tuple]]:
-    """The CD rows a change makes (SPEC §3), as (IBMSNAP_OPERATION, user values then before-image
-    values): the row after it (for a delete, the row deleted) and the row before it. A key update
-    of a table registered with key_updates_as_delete_insert is a delete of the old key and an
-    insert of the new one."""
-    columns = registration.column_names
-    images = registration.before_image_prefix is not None
-
-    def row(operation: str, user: dict | None, prior: dict | None) -> tuple[str, tuple]:
-        before = tuple(None if prior is None else prior[c] for c in columns) if images else ()
-        return operation, tuple(user[c] for c in columns) + before
-
-    if change.operation == "I":
-        return [row("I", change.after, None)]
-    if change.operation == "D":
-        return [row("D", change.before, change.before)]
-    if registration.key_updates_as_delete_insert and change.before_key != change.key:
-        return [row("D", change.before, change.before), row("I", change.after, None)]
-    return [row("U", change.after, change.before)]
+def changes_read_after(journal: Journal, register: dict) -> dict[str, str | None]:
+    """Per source, the position after which Capture read every committed change (None: from the
+    first): the last commit landed when the last cold run started, since a cold start at the end
+    of the log skips what was not read before it. A journal kept before cold positions were:
+    CD_OLD_SYNCHPOINT, which a cold start raises past what it skipped."""
+    if len(journal.cold_positions) < journal.cold_runs:
+        return {name: register[name].CD_OLD_SYNCHPOINT for name in REGISTRATIONS}
+    return dict.fromkeys(REGISTRATIONS, max(journal.cold_positions, default=None))
 
 
 def check_uow(spark, workload: Workload) -> str:

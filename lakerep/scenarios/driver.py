@@ -27,9 +27,11 @@ from lakerep.summary import relation_name
 from lakerep.token_file import CURRENT_RESTART, TokenPair, write_token_file
 from lakerep.workload.config import WorkloadConfig
 from lakerep.workload.generator import Workload
+from lakerep.workload.snapshot import Snapshot
 
 SESSION = "scenario"
 MEMBERS = {member.target_table: member for member in load_members()}
+REFRESHABLE_SOURCES = sorted({m.source for m in MEMBERS.values() if not m.registration.disable_refresh})
 SETTLE_RUNS = 4  # clean warm runs, at most, for every set to be APPLIED at the end
 JOURNAL_FILE = "scenario-journal.json"  # in the lake's home, written before the checks
 
@@ -49,12 +51,14 @@ class Journal:
     crashes: list[str] = field(default_factory=list)
     cold_starts: int = 0  # cold runs that finished
     cold_runs: int = 0  # cold runs started, crashed or not
+    cold_positions: list[str] = field(default_factory=list)  # the last commit landed at each cold run
     # (target, plan action, the last Apply cycle when asked): a later applied cycle must do it
     refreshes_asked: list[tuple[str, str, int]] = field(default_factory=list)
     prunes: int = 0
     runs: int = 0
     events: list[str] = field(default_factory=list)
     batches: list[tuple[int, bool]] = field(default_factory=list)  # (records, finish) landed, in order
+    snapshots: list[tuple[str, str, str]] = field(default_factory=list)  # (source, start, end) landed
 
     def refreshes(self, action: str) -> int:
         """How many refreshes of `action` (REFRESH: `lakerep refresh`, EXTERNAL_REFRESH) were asked."""
@@ -72,9 +76,21 @@ class Journal:
         seed, landing_order = saved.pop("seed"), saved.pop("landing_order")
         saved["batches"] = [tuple(batch) for batch in saved["batches"]]
         saved["refreshes_asked"] = [tuple(asked) for asked in saved.get("refreshes_asked", [])]
+        saved["snapshots"] = [tuple(landed) for landed in saved.get("snapshots", _snapshot_events(saved))]
         for counted_before in ("refreshes_requested", "external_refreshes"):  # journals of older runs
             saved.pop(counted_before, None)
         return seed, landing_order, cls(**saved)
+
+
+def _snapshot_events(saved: dict) -> list[tuple[str, str, str]]:
+    """The snapshots a journal from before `snapshots` was kept landed: its "snapshots S..E"
+    events, one snapshot of each refreshable source."""
+    return [
+        (source, *event.removeprefix("snapshots ").split(".."))
+        for event in saved["events"]
+        if event.startswith("snapshots ")
+        for source in REFRESHABLE_SOURCES
+    ]
 
 
 @dataclass(frozen=True)
@@ -176,6 +192,7 @@ class Driver:
             # Every transaction ended in the batch just landed: a cold start there loses none.
             token_file = self.write_tokens("cold", {}, TokenPair(CURRENT_RESTART, CURRENT_RESTART))
             start_type = "cold"
+            self.journal.cold_positions.append(self.workload.oracle.commit_positions()[-1])
         elif step.event == "recover":
             token_file = self.home / "scenario-recover.tokens"
             token_file.unlink(missing_ok=True)  # an earlier recover's file is not this one's
@@ -286,20 +303,26 @@ class Driver:
 
     def land_sales_snapshots(self) -> None:
         start, end = self.busy_window()
-        spark = lake_session()
-        sources = sorted({m.source for m in MEMBERS.values() if not m.registration.disable_refresh})
-        for source in sources:
-            landing.land_snapshot_rows(spark, self.workload.snapshot(source, start, end).to_landing_rows())
+        for source in REFRESHABLE_SOURCES:
+            self.land_snapshot(source, start, end)
         self.journal.events.append(f"snapshots {start}..{end}")
 
+    def land_snapshot(self, source: str, start: str, end: str) -> Snapshot:
+        """An unload of `source` over start..end, landed for Apply's refreshes and the complete CCDs."""
+        snapshot = self.workload.snapshot(source, start, end)
+        landing.land_snapshot_rows(lake_session(), snapshot.to_landing_rows())
+        self.journal.snapshots.append((source, start, end))
+        return snapshot
+
     def external_refresh(self, member: Member) -> None:
-        """Another tool unloads the source over a busy window into the target, then marks it."""
+        """Another tool unloads the source over a busy window into the target, then marks it; its
+        unload lands too, for the source's complete CCD (the rows that never changed)."""
         start, end = self.busy_window()
         spark = lake_session()
         name = relation_name(member.target_table)
         if not spark.catalog.tableExists(name):
             return
-        rows = self.workload.snapshot(member.source, start, end).rows
+        rows = self.land_snapshot(member.source, start, end).rows
         frame = spark.createDataFrame(rows, schema=spark.table(name).schema)
         frame.write.format("delta").mode("overwrite").saveAsTable(name)
         self.ask_refresh(member.target_table, "external", start, end)

@@ -3,11 +3,13 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from click.testing import CliRunner
 
 from lakerep.cli import EXIT_USER_ERROR, main
-from lakerep.scenarios.driver import JOURNAL_FILE, Journal
+from lakerep.scenarios.driver import JOURNAL_FILE, REFRESHABLE_SOURCES, Journal
 from lakerep.workload.config import WorkloadConfig
 from lakerep.workload.generator import Workload
 
@@ -26,8 +28,23 @@ def test_a_saved_journal_loads_back_equal(tmp_path):
     journal.events.append("cold run done")
     journal.batches.extend(BATCHES)
     journal.refreshes_asked.append(("stock_copy", "EXTERNAL_REFRESH", 3))
+    journal.snapshots.append(("INVENTORY.STOCK", "0000000000000001A2B0", "0000000000000001A2F8"))
+    journal.cold_positions.append("0000000000000001A2F8")
     journal.save(7, "commit", tmp_path / "journal.json")
     assert Journal.load(tmp_path / "journal.json") == (7, "commit", journal)
+
+
+def test_a_journal_kept_before_snapshots_were_names_them_from_its_events(tmp_path):
+    path = tmp_path / "journal.json"
+    Journal(events=["snapshots 0000000000000001A2B0..0000000000000001A2F8", "warm run done"]).save(
+        7, "log", path
+    )
+    saved = json.loads(path.read_text())
+    del saved["snapshots"], saved["cold_positions"]
+    path.write_text(json.dumps(saved))
+    window = ("0000000000000001A2B0", "0000000000000001A2F8")
+    assert Journal.load(path)[2].snapshots == [(source, *window) for source in REFRESHABLE_SOURCES]
+    assert REFRESHABLE_SOURCES == ["SALES.CUSTOMERS", "SALES.ORDERS", "SALES.ORDER_LINES"]
 
 
 def test_the_seed_and_the_batches_draw_the_same_workload_again():
