@@ -31,7 +31,7 @@ from collections import Counter
 from lakerep import apply_commands, landing
 from lakerep.lake import lake_session
 from lakerep.registrations import load_registrations
-from lakerep.scaffold import ccd_model_name, cd_model_name
+from lakerep.scaffold import ccd_model_name, ccd_unique_key, cd_model_name
 from lakerep.scenarios.ccd_checks import check_consistent_change_data
 from lakerep.scenarios.cd_rows import before_image_columns, cd_rows_of
 from lakerep.scenarios.driver import MEMBERS, Journal
@@ -180,11 +180,7 @@ def check_no_duplicates(spark) -> str:
     tables = {"uow": ["IBMSNAP_UOWID"]}
     for registration in REGISTRATIONS.values():
         tables[cd_model_name(registration)] = ["IBMSNAP_INTENTSEQ", "IBMSNAP_OPERATION"]
-        tables[ccd_model_name(registration)] = (
-            list(registration.key_columns)
-            if registration.ccd_condensed
-            else ["IBMSNAP_INTENTSEQ", "IBMSNAP_OPERATION"]
-        )
+        tables[ccd_model_name(registration)] = ccd_unique_key(registration)
     for model, columns in tables.items():
         keys = ", ".join(f"`{column}`" for column in columns)
         doubled = rows(
