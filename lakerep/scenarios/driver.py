@@ -360,14 +360,18 @@ class Driver:
 
     def reread_tokens(self) -> Path:
         """A token file moving one source back to an earlier commit: its changes are read again.
-        The commit is at or before where the source's state would restart it: an explicit
-        override ahead of that skips the changes between, as the user asked."""
+        The commit (RESTART2) is at or before where the source's state would restart it: an
+        explicit override ahead of that skips the changes between, as the user asked. RESTART1
+        is the first change to the source of any transaction still open at that commit: reading
+        starts there, and a transaction begun before it would lose its earlier changes (seed 8:
+        landed in commit order, such a transaction arrives whole in a later batch)."""
         source = self.rng.choice(sorted(self.workload.registrations))
         restart = self.state_restart(source)
-        commits = [p for p in self.workload.oracle.commit_positions() if restart is None or p <= restart]
+        oracle = self.workload.oracle
+        commits = [p for p in oracle.commit_positions() if restart is None or p <= restart]
         commits = commits or [restart]  # nothing committed before it: reread from there
         back = commits[self.rng.randrange(max(0, len(commits) - 60), len(commits))]
-        return self.write_tokens("reread", {source: TokenPair(back, back)}, None)
+        return self.write_tokens("reread", {source: reread_tokens_at(oracle, source, back)}, None)
 
     def state_restart(self, source: str) -> str | None:
         """The lower of the source's RESTART1 and RESTART2 in the capture state (None: no state)."""
@@ -378,6 +382,19 @@ class Driver:
             f"where session_name = '{SESSION}' and source_owner = '{owner}' and source_table = '{name}'",
         )
         return tokens[0][0] if tokens else None
+
+
+def reread_tokens_at(oracle, source: str, commit: str) -> TokenPair:
+    """Tokens reading `source` again from after `commit` without losing a change: RESTART2 the
+    commit, RESTART1 the first change to the source of any transaction still open there."""
+    open_there = [
+        change.log_position
+        for uow in oracle.committed_uows()
+        if uow.commit_position > commit
+        for change in uow.changes
+        if change.table == source
+    ] + [change.log_position for change in oracle.open_changes() if change.table == source]
+    return TokenPair(min([commit, *open_there]), commit)
 
 
 def built_rows(model: str, select: str) -> list:
