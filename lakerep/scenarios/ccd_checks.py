@@ -98,6 +98,7 @@ def check_consistent_change_data(
     per source, the position after which every committed change must have been read (None:
     from the first), `snapshots_landed` the unloads (source, start, end) the scenario landed."""
     compared = 0
+    landing_times = _snapshot_landing_times(spark)
     for name, registration in workload.registrations.items():
         model = ccd_model_name(registration)
         columns = ", ".join(f"`{column}`" for column in registration.column_names)
@@ -105,7 +106,7 @@ def check_consistent_change_data(
             spark,
             "select IBMSNAP_COMMITSEQ, IBMSNAP_INTENTSEQ, IBMSNAP_OPERATION, IBMSNAP_LOGMARKER, "
             f"{columns} from {relation_name(model)}",
-            _snapshot_landing_times(spark, registration),
+            landing_times.get(name, {}),
         )
         changes = ccd_rows_of_changes(workload.oracle.history(name, up_to=synchpoint), registration)
         snapshot_rows = [
@@ -127,14 +128,14 @@ def check_consistent_change_data(
     return f"CCD tables: {compared} rows are the source's changes and snapshot rows, none missing"
 
 
-def _snapshot_landing_times(spark, registration: Registration) -> dict[str, set]:
-    """unload start -> the times its snapshots of the source landed (from the landing table)."""
-    landed: dict[str, set] = {}
-    for start, landed_at in spark.sql(
-        f"select distinct unload_start_position, landed_at from {landing.SOURCE_SNAPSHOT_TABLE} "
-        f"where source_owner = '{registration.source_owner}' and source_table = '{registration.source_table}'"
+def _snapshot_landing_times(spark) -> dict[str, dict[str, set]]:
+    """Per source ("OWNER.TABLE"), unload start -> the times its snapshots landed (landing table)."""
+    landed: dict[str, dict[str, set]] = {}
+    for owner, table, start, landed_at in spark.sql(
+        "select distinct source_owner, source_table, unload_start_position, landed_at "
+        f"from {landing.SOURCE_SNAPSHOT_TABLE}"
     ).collect():
-        landed.setdefault(start, set()).add(landed_at)
+        landed.setdefault(f"{owner}.{table}", {}).setdefault(start, set()).add(landed_at)
     return landed
 
 

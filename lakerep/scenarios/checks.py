@@ -32,7 +32,11 @@ from lakerep import apply_commands, landing
 from lakerep.lake import lake_session
 from lakerep.registrations import load_registrations
 from lakerep.scaffold import ccd_model_name, ccd_unique_key, cd_model_name
-from lakerep.scenarios.ccd_checks import check_consistent_change_data
+from lakerep.scenarios.ccd_checks import (
+    ccd_rows_of_changes,
+    ccd_rows_of_snapshot,
+    check_consistent_change_data,
+)
 from lakerep.scenarios.cd_rows import before_image_columns, cd_rows_of
 from lakerep.scenarios.driver import MEMBERS, Journal
 from lakerep.summary import relation_name
@@ -119,7 +123,8 @@ def check_history_target(spark, workload: Workload, member, synchpoint: str) -> 
     each with the row it left (for a delete, the row deleted) and its commit time."""
     refresh = _last_refresh(spark, member.target_table)
     start, end = refresh.refresh_start, refresh.refresh_end
-    columns = list(workload.registrations[member.source].column_names)
+    registration = workload.registrations[member.source]
+    columns = list(registration.column_names)
     selected = ", ".join(f"`{column}`" for column in columns)
     held = rows(
         spark,
@@ -130,11 +135,12 @@ def check_history_target(spark, workload: Workload, member, synchpoint: str) -> 
     loaded = Counter(tuple(row[4:]) for row in at_start)
     changes = Counter(tuple(row) for row in held if not (row[0] == start and row[1] == start))
     snapshot = Counter(
-        tuple(values[c] for c in columns) for values in workload.snapshot(member.source, start, end).rows
+        row[4:] for row in ccd_rows_of_snapshot(workload.snapshot(member.source, start, end), registration)
     )
     expected = Counter(
-        (c.commit_position, c.log_position, c.operation, c.commit_timestamp, *_row_left(c, columns))
-        for c in workload.oracle.history(member.source, after=start, up_to=synchpoint)
+        ccd_rows_of_changes(
+            workload.oracle.history(member.source, after=start, up_to=synchpoint), registration
+        )
     )
     assert loaded == snapshot, (
         f"{member.target_table}: the {loaded.total()} rows loaded at {start} are not the "
@@ -146,12 +152,6 @@ def check_history_target(spark, workload: Workload, member, synchpoint: str) -> 
         f"{(changes - expected).total()} changes extra, doubled or with other values, "
         f"{(expected - changes).total()} missing (first {_first(changes - expected, expected - changes)})"
     )
-
-
-def _row_left(change, columns: list[str]) -> tuple:
-    """The row a change left in the CD and a CCD: for a delete, the row deleted."""
-    values = change.before if change.operation == "D" else change.after
-    return tuple(values[column] for column in columns)
 
 
 def _first(extra: Counter, missing: Counter) -> str:
@@ -278,9 +278,9 @@ def check_ccd(spark, workload: Workload, journal: Journal) -> str:
 def changes_read_after(journal: Journal, register: dict) -> dict[str, str | None]:
     """Per source, the position after which Capture read every committed change (None: from the
     first): the last commit landed when the last cold run started, since a cold start at the end
-    of the log skips what was not read before it. A journal kept before cold positions were:
-    CD_OLD_SYNCHPOINT, which a cold start raises past what it skipped."""
-    if len(journal.cold_positions) < journal.cold_runs:
+    of the log skips what was not read before it. With a cold position unknown (an older
+    journal's): CD_OLD_SYNCHPOINT, which a cold start raises past what it skipped."""
+    if None in journal.cold_positions:
         return {name: register[name].CD_OLD_SYNCHPOINT for name in REGISTRATIONS}
     return dict.fromkeys(REGISTRATIONS, max(journal.cold_positions, default=None))
 

@@ -50,8 +50,8 @@ class Journal:
 
     crashes: list[str] = field(default_factory=list)
     cold_starts: int = 0  # cold runs that finished
-    cold_runs: int = 0  # cold runs started, crashed or not
-    cold_positions: list[str] = field(default_factory=list)  # the last commit landed at each cold run
+    # the last commit landed at each cold run started, crashed or not (None: an older journal's)
+    cold_positions: list[str | None] = field(default_factory=list)
     # (target, plan action, the last Apply cycle when asked): a later applied cycle must do it
     refreshes_asked: list[tuple[str, str, int]] = field(default_factory=list)
     prunes: int = 0
@@ -59,6 +59,10 @@ class Journal:
     events: list[str] = field(default_factory=list)
     batches: list[tuple[int, bool]] = field(default_factory=list)  # (records, finish) landed, in order
     snapshots: list[tuple[str, str, str]] = field(default_factory=list)  # (source, start, end) landed
+
+    @property
+    def cold_runs(self) -> int:
+        return len(self.cold_positions)
 
     def refreshes(self, action: str) -> int:
         """How many refreshes of `action` (REFRESH: `lakerep refresh`, EXTERNAL_REFRESH) were asked."""
@@ -77,6 +81,8 @@ class Journal:
         saved["batches"] = [tuple(batch) for batch in saved["batches"]]
         saved["refreshes_asked"] = [tuple(asked) for asked in saved.get("refreshes_asked", [])]
         saved["snapshots"] = [tuple(landed) for landed in saved.get("snapshots", _snapshot_events(saved))]
+        cold_runs = saved.pop("cold_runs", 0)  # journals of older runs counted them, without positions
+        saved.setdefault("cold_positions", [None] * cold_runs)
         for counted_before in ("refreshes_requested", "external_refreshes"):  # journals of older runs
             saved.pop(counted_before, None)
         return seed, landing_order, cls(**saved)
@@ -210,8 +216,6 @@ class Driver:
             self.external_refresh(MEMBERS["stock_copy"])
         elif step.event in ("prune", "retention"):
             self.prune(retention_limit=0 if step.event == "retention" else None, crash_fraction=event_crash)
-        if start_type == "cold":
-            self.journal.cold_runs += 1
         crashed = self.run(start_type, token_file, crash_fraction=run_crash, label=f"{step.event} step")
         if start_type == "cold" and not crashed:
             self.journal.cold_starts += 1

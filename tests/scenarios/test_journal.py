@@ -24,26 +24,31 @@ def drawn(seed: int, landing_order: str, batches) -> Workload:
 
 
 def test_a_saved_journal_loads_back_equal(tmp_path):
-    journal = Journal(crashes=["warm step, warm run: 57"], cold_starts=1, cold_runs=2, prunes=1, runs=5)
+    journal = Journal(crashes=["warm step, warm run: 57"], cold_starts=1, prunes=1, runs=5)
     journal.events.append("cold run done")
     journal.batches.extend(BATCHES)
     journal.refreshes_asked.append(("stock_copy", "EXTERNAL_REFRESH", 3))
     journal.snapshots.append(("INVENTORY.STOCK", "0000000000000001A2B0", "0000000000000001A2F8"))
-    journal.cold_positions.append("0000000000000001A2F8")
+    journal.cold_positions.extend(["0000000000000001A2B0", "0000000000000001A2F8"])  # 2 cold runs
     journal.save(7, "commit", tmp_path / "journal.json")
     assert Journal.load(tmp_path / "journal.json") == (7, "commit", journal)
 
 
-def test_a_journal_kept_before_snapshots_were_names_them_from_its_events(tmp_path):
+def test_an_older_journal_names_its_snapshots_from_events_and_leaves_cold_positions_unknown(tmp_path):
     path = tmp_path / "journal.json"
     Journal(events=["snapshots 0000000000000001A2B0..0000000000000001A2F8", "warm run done"]).save(
         7, "log", path
     )
     saved = json.loads(path.read_text())
     del saved["snapshots"], saved["cold_positions"]
+    saved["cold_runs"] = 2  # counted, without their positions
     path.write_text(json.dumps(saved))
     window = ("0000000000000001A2B0", "0000000000000001A2F8")
     assert Journal.load(path)[2].snapshots == [(source, *window) for source in REFRESHABLE_SOURCES]
+    assert Journal.load(path)[2].cold_positions == [
+        None,
+        None,
+    ]  # unknown: checks fall back to CD_OLD_SYNCHPOINT
     assert REFRESHABLE_SOURCES == ["SALES.CUSTOMERS", "SALES.ORDERS", "SALES.ORDER_LINES"]
 
 
