@@ -15,6 +15,7 @@ import json
 import os
 import re
 import socket
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -46,19 +47,37 @@ def external_kind(start: str | None, end: str | None, unload_start: bool, unload
     return "external"
 
 
-def mark(target_table: str, kind: str, start: str | None = None, end: str | None = None) -> list[str]:
-    """Record a refresh marker for the member writing target_table (kind: refresh, external,
-    unload_start, unload_end); the lines saying what was recorded. dbt.OperationRejected says
-    why the lake refused it."""
-    _check_member(target_table)
-    arguments = {"kind": kind, "target_table": target_table, "marked_by": _user_and_host()}
-    if kind == "external":
-        arguments |= {"start_position": start.upper(), "end_position": end.upper()}
+def mark(
+    target_tables: Sequence[str], kind: str, start: str | None = None, end: str | None = None
+) -> list[str]:
+    """Record a refresh marker for each member writing one of target_tables (kind: refresh,
+    external, unload_start, unload_end), in one process and one critical section, so a call
+    naming several members pays Spark's start once; the lines saying what was recorded.
+    Every name is checked before anything is written. dbt.OperationRejected says why the lake
+    refused a member (the macro's message names it), and which members were marked before it."""
+    if not target_tables:
+        raise ValueError("name at least one member (--member TARGET)")
+    for target_table in target_tables:
+        _check_member(target_table)
     home = lake_home()
     refuse_if_active(home)
+    lines: list[str] = []
     with critical_section(home):
         refuse_if_active(home)  # a runner may have started while we waited
-        return list(dbt.run_operation("lakerep_mark_refresh", arguments).messages)
+        members = list(dict.fromkeys(target_tables))
+        for number, target_table in enumerate(members):
+            arguments = {"kind": kind, "target_table": target_table, "marked_by": _user_and_host()}
+            if kind == "external":
+                arguments |= {"start_position": start.upper(), "end_position": end.upper()}
+            try:
+                lines.extend(dbt.run_operation("lakerep_mark_refresh", arguments).messages)
+            except dbt.OperationRejected as rejected:
+                if not number:
+                    raise
+                raise dbt.OperationRejected(
+                    f"{rejected} ({', '.join(members[:number])} marked)"
+                ) from rejected
+    return lines
 
 
 def prune(retention_limit: int | None = None) -> list[str]:

@@ -1,22 +1,31 @@
 """`lakerep bench`: figures for one workload size — throughput, time per stage, peak memory.
 
-Two measurements: landing a history of `records` log records and capturing it in one cycle,
-then one more cycle of `cycle_records` log records on top of it (what a pipeline pays every
-COMMIT_INTERVAL). With `records` 0 the second cycle runs on an empty history. Cycles are
-`dbt run` (models only): data tests are a separate, optional step. Figures are printed, never
-asserted: targets live here, not in timed tests.
+Cases, on one generated workload: `floor` (the landed history read once and written once to a
+Delta table: what any design must pay), `history` (landing and capturing a history of `records`
+log records in one cycle), `cycle` (one more cycle of `cycle_records` log records on top of it:
+what a pipeline pays every COMMIT_INTERVAL), `idle` (a running session's next cycle with nothing
+landed: the runner's one query deciding there is nothing to do) and `idle-dbt` (the same cycle
+run through dbt anyway, as a plain `dbt run` does). With `records` 0 the cycle runs on an empty
+history. Cycles are `dbt run` (models only): data tests are a separate, optional step. Each case
+counts the SQL statements dbt sends and the Delta commits among them (writes, plus one per landing
+batch). Figures are printed, never asserted: targets live here, not in timed tests.
 """
 
 from __future__ import annotations
 
+import re
 import resource
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
-from lakerep import landing
+from lakerep import dbt, landing
 from lakerep.lake import lake_session, reset_lake
 from lakerep.pipeline import CycleResult, land_workload, run_cycle
+from lakerep.session import CycleReport, cycle_is_idle, highest_landed_batch
+from lakerep.summary import relation_name
 from lakerep.workload.config import WorkloadConfig
 from lakerep.workload.generator import Workload
 
@@ -38,6 +47,55 @@ def _jvm_peak_rss_mib() -> float | None:
     return None
 
 
+WRITE_STATEMENT = re.compile(
+    r"^\s*(merge\s+into|insert\s+(into|overwrite)|create\s+(or\s+replace\s+)?table|delete\s+from|update\s)",
+    re.IGNORECASE,
+)
+"""A statement that commits to a Delta table (dbt's query comment and SQL comments stripped first)."""
+
+
+@dataclass
+class StatementMeter:
+    """A dbt event callback counting the SQL statements dbt sends, and the writes among them."""
+
+    statements: int = 0
+    commits: int = 0
+
+    def __call__(self, event) -> None:
+        if event.info.name != "SQLQuery":
+            return
+        self.statements += 1
+        sql = re.sub(r"/\*.*?\*/|--[^\n]*", " ", event.data.sql, flags=re.DOTALL)
+        if WRITE_STATEMENT.match(sql):
+            self.commits += 1
+
+
+@contextmanager
+def metered() -> Iterator[StatementMeter]:
+    meter = StatementMeter()
+    dbt.EVENT_CALLBACKS.append(meter)
+    try:
+        yield meter
+    finally:
+        dbt.EVENT_CALLBACKS.remove(meter)
+
+
+@dataclass(frozen=True)
+class CaseFigures:
+    case: str
+    seconds: float
+    records: int
+    statements: int
+    commits: int
+
+    def line(self) -> str:
+        rate = self.records / self.seconds if self.records and self.seconds > 0 else 0.0
+        return (
+            f"bench {self.case}: {self.seconds:.1f} s, {rate:,.0f} records/s, "
+            f"{self.statements} statements, {self.commits} commits"
+        )
+
+
 def _cycle_lines(title: str, rows: int, land_seconds: float, cycle: CycleResult) -> Iterator[str]:
     yield f"  {title}: {rows:,} rows landed in {land_seconds:.1f} s, cycle (dbt run) {cycle.seconds:.1f} s, "
     yield f"    {rows / max(land_seconds + cycle.seconds, 1e-9):,.0f} rows/s (land + cycle)"
@@ -51,28 +109,75 @@ def run_bench(*, records: int, seed: int, batch_records: int, cycle_records: int
     reset_lake()
     yield f"bench: seed {seed}; session start + reset {time.perf_counter() - started:.1f} s"
     spark = lake_session()
+    cases: list[CaseFigures] = []
     if records:
-        history = land_workload(records=records, seed=seed, batch_records=batch_records)
+        with metered() as meter:
+            history = land_workload(records=records, seed=seed, batch_records=batch_records)
+            cycle = run_cycle(quiet=True, command="run")
         workload = history.workload
         yield (
             f"  history: {records:,} log records generated in {history.generate_seconds:.1f} s "
             f"({history.batches} landing batches)"
         )
-        cycle = run_cycle(quiet=True, command="run")
         yield from _cycle_lines("history cycle", history.records, history.land_seconds, cycle)
+        cases.append(
+            CaseFigures(
+                "history",
+                history.land_seconds + cycle.seconds,
+                history.records,
+                meter.statements,
+                meter.commits + history.batches,
+            )
+        )
+        cases.insert(0, _floor(spark, history.records))
     else:
         workload = Workload(seed=seed, config=WorkloadConfig())
         yield "  history: none"
     if cycle_records:
         batch = workload.next_batch(cycle_records)
-        landed_at = time.perf_counter()
-        _, rows = landing.land_log_records(spark, batch.records)
-        land_seconds = time.perf_counter() - landed_at
-        cycle = run_cycle(quiet=True, command="run")
+        with metered() as meter:
+            landed_at = time.perf_counter()
+            _, rows = landing.land_log_records(spark, batch.records)
+            land_seconds = time.perf_counter() - landed_at
+            cycle = run_cycle(quiet=True, command="run")
         yield from _cycle_lines(f"next cycle of {cycle_records:,} log records", rows, land_seconds, cycle)
         yield f"  summary: {cycle.summary.line()}"
+        cases.append(
+            CaseFigures("cycle", land_seconds + cycle.seconds, rows, meter.statements, meter.commits + 1)
+        )
+    cases.extend(_idle_cases(spark))
     python_peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     jvm_peak = _jvm_peak_rss_mib()
     yield f"  peak memory: python {python_peak:,.0f} MiB" + (
         f", Spark driver JVM {jvm_peak:,.0f} MiB" if jvm_peak is not None else ""
     )
+    for figures in cases:
+        yield figures.line()
+
+
+def _floor(spark, records: int) -> CaseFigures:
+    """The landed history read once and written once to a Delta table (and dropped again)."""
+    started = time.perf_counter()
+    spark.sql("create schema if not exists lakerep_bench")
+    spark.sql(
+        f"create or replace table lakerep_bench.floor using delta as select * from {landing.SOURCE_LOG_TABLE}"
+    )
+    seconds = time.perf_counter() - started
+    spark.sql("drop schema lakerep_bench cascade")
+    return CaseFigures("floor", seconds, records, 1, 1)
+
+
+def _idle_cases(spark) -> Iterator[CaseFigures]:
+    """A running session's next cycle with nothing landed, as the runner decides it, then the same
+    cycle through dbt (what a plain `dbt run` with nothing new costs)."""
+    started = time.perf_counter()
+    last_read = spark.sql(
+        f"select coalesce(max(up_to_batch), 0) from {relation_name('capture_cycles')}"
+    ).collect()[0][0]
+    last = CycleReport(0, "bench", False, 0, 0, 0, None, None, up_to_batch=last_read)
+    if not cycle_is_idle(last, highest_landed_batch(spark)):
+        raise RuntimeError("the bench's idle cycle found new landing batches")
+    yield CaseFigures("idle", time.perf_counter() - started, 0, 0, 0)
+    with metered() as meter:
+        cycle = run_cycle(quiet=True, command="run")
+    yield CaseFigures("idle-dbt", cycle.seconds, 0, meter.statements, meter.commits)

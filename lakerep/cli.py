@@ -138,17 +138,21 @@ def run(
 
 
 @main.command()
-@click.option("--member", "target_table", required=True, help="The member's target table.")
-def refresh(target_table: str) -> None:
-    """Request a full refresh of a subscription member: the next Apply cycle of its set reloads it
-    from a source snapshot. Refused while a session runs."""
+@click.option(
+    "--member", "target_tables", required=True, multiple=True, help="A member's target table (repeatable)."
+)
+def refresh(target_tables: tuple[str, ...]) -> None:
+    """Request a full refresh of subscription members: the next Apply cycle of each one's set
+    reloads it from a source snapshot. Refused while a session runs."""
     with _user_errors():
-        for line in apply_commands.mark(target_table, "refresh"):
+        for line in apply_commands.mark(list(target_tables), "refresh"):
             _echo(line)
 
 
 @main.command("mark-external-refresh")
-@click.option("--member", "target_table", required=True, help="The member's target table.")
+@click.option(
+    "--member", "target_tables", required=True, multiple=True, help="A member's target table (repeatable)."
+)
 @click.option("--start", "start", metavar="POS", help="Log position where the unload started.")
 @click.option("--end", "end", metavar="POS", help="Log position where the unload ended.")
 @click.option("--unload-start", is_flag=True, help="An unload starts now: record the end of the log.")
@@ -156,14 +160,14 @@ def refresh(target_table: str) -> None:
     "--unload-end", is_flag=True, help="The unload started by --unload-start ended now: record the window."
 )
 def mark_external_refresh(
-    target_table: str, start: str | None, end: str | None, unload_start: bool, unload_end: bool
+    target_tables: tuple[str, ...], start: str | None, end: str | None, unload_start: bool, unload_end: bool
 ) -> None:
-    """Record a refresh of a member done by another tool (positions: 20 hex digits): Apply
+    """Record a refresh of members done by another tool (positions: 20 hex digits): Apply
     discards changes up to the start, mitigates errors up to the end, then mirrors. Refused,
     with nothing written, while a session runs, or when the window does not fit the log."""
     with _user_errors():
         kind = apply_commands.external_kind(start, end, unload_start, unload_end)
-        for line in apply_commands.mark(target_table, kind, start, end):
+        for line in apply_commands.mark(list(target_tables), kind, start, end):
             _echo(line)
 
 
@@ -327,7 +331,7 @@ def scaffold(check: bool) -> None:
 @click.option("--seed", type=int, default=42, show_default=True)
 @click.option("--batch-records", type=click.IntRange(min=1), default=100_000, show_default=True)
 def bench(records: int, cycle_records: int, seed: int, batch_records: int) -> None:
-    """Measure: land and capture a history, then one more cycle; print figures."""
+    """Measure: floor, a history, one more cycle, an idle cycle; print figures, one line per case."""
     from lakerep.bench import run_bench
 
     with _user_errors():

@@ -16,10 +16,10 @@ import time
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
-from lakerep import dbt
+from lakerep import dbt, landing
 from lakerep.critical_section import critical_section
 from lakerep.lake import lake_session
 from lakerep.pipeline import APPLY_MODELS
@@ -62,8 +62,15 @@ class CycleReport:
     synchpoint: str | None
     lag_seconds: float | None
     pruned: bool = False  # the cycle pruned the CD and UOW tables
+    up_to_batch: int = 0  # the highest landing batch Capture has read
+    idle: bool = False  # nothing was landed since the last cycle: dbt did not run
 
     def line(self, session: str) -> str:
+        if self.idle:
+            return (
+                f"session {session} cycle {self.cycle_number}: idle, nothing landed since batch "
+                f"{self.up_to_batch}; synchpoint {self.synchpoint or 'none'}"
+            )
         kind = "recovery cycle" if self.recovered else "cycle"
         lag = "n/a" if self.lag_seconds is None else f"{self.lag_seconds:,.1f} s"
         return (
@@ -132,7 +139,10 @@ def run_session(
             prune = continuous and bool(reports) and prune_due(time.monotonic(), last_prune, prune_interval)
             if prune:
                 last_prune = time.monotonic()
-            report = _cycle(home, {**run_vars, "lakerep_prune": prune}, _dbt_args(start))
+            if reports and not prune and _nothing_landed_since(reports[-1]):
+                report = idle_cycle(reports[-1])
+            else:
+                report = _cycle(home, {**run_vars, "lakerep_prune": prune}, dbt_args(start))
             reports.append(report)
             progress(report.line(start.session))
             if report.recovered and start.start_type != "recover" and not stop.requested:
@@ -154,8 +164,38 @@ def prune_due(now: float, last_prune: float, interval: float) -> bool:
     return now - last_prune >= interval
 
 
-def _dbt_args(start: SessionStart) -> list[str]:
-    return [start.dbt_command, *(["--exclude", APPLY_MODELS] if start.capture_only else [])]
+def cycle_is_idle(last: CycleReport, highest_landed: int) -> bool:
+    """A cycle after the first of a run has nothing to do, and runs no dbt, when no landing batch
+    (log records or snapshot rows) arrived since the last cycle read up to its batch and the last
+    cycle finished its own work: Capture's window would be empty and Apply's plan the same, since
+    refresh and mark-external-refresh refuse while a session runs. Deciding this once, with one
+    query, makes an idle cycle cost seconds and no Delta commit (SPEC §9)."""
+    return not last.recovered and highest_landed <= last.up_to_batch
+
+
+def _nothing_landed_since(last: CycleReport) -> bool:
+    return cycle_is_idle(last, highest_landed_batch(lake_session()))
+
+
+def idle_cycle(last: CycleReport) -> CycleReport:
+    """The report of a cycle that had nothing to do: the last cycle's state, nothing read."""
+    return replace(
+        last, recovered=False, records_read=0, row_changes=0, uows_committed=0, pruned=False, idle=True
+    )
+
+
+def highest_landed_batch(spark) -> int:
+    return landing.next_landing_batch(spark) - 1
+
+
+def dbt_args(start: SessionStart) -> list[str]:
+    """The dbt command of each cycle. Unit tests are for development and CI, never part of a
+    production cycle (SPEC §9): a `build` cycle runs the models and their data tests only."""
+    return [
+        start.dbt_command,
+        *(["--exclude-resource-type", "unit_test"] if start.dbt_command == "build" else []),
+        *(["--exclude", APPLY_MODELS] if start.capture_only else []),
+    ]
 
 
 def _cycle(home: Path, run_vars: dict, dbt_args: list[str]) -> CycleReport:
@@ -184,6 +224,7 @@ def _cycle(home: Path, run_vars: dict, dbt_args: list[str]) -> CycleReport:
         synchpoint=cycle["synchpoint"],
         lag_seconds=lag,
         pruned=run_vars.get("lakerep_prune", False),
+        up_to_batch=cycle["up_to_batch"] or 0,
     )
 
 

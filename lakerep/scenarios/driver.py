@@ -336,7 +336,7 @@ class Driver:
         journaled with the Apply cycle it came after."""
         cycles = built_rows("apply_trail", "select max(apply_cycle) from {table}")
         last_cycle = (cycles[0][0] if cycles else None) or 0
-        apply_commands.mark(target_table, kind, *window)
+        apply_commands.mark([target_table], kind, *window)
         action = {"refresh": "REFRESH", "external": "EXTERNAL_REFRESH"}[kind]
         self.journal.refreshes_asked.append((target_table, action, last_cycle))
 

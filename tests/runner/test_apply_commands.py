@@ -98,6 +98,13 @@ def test_a_target_that_is_no_member_is_refused(home, command):
     assert "no member of subscriptions.yml has the target nope (members: customers_copy, " in result.output
 
 
+def test_naming_several_members_checks_every_name_before_writing(home):
+    result = lakerep("refresh", "--member", "customers_copy", "--member", "nope")
+    assert result.exit_code == EXIT_USER_ERROR
+    assert "no member of subscriptions.yml has the target nope" in result.output
+    assert not (home / "locks").exists()
+
+
 @pytest.mark.parametrize(
     "command",
     [
@@ -219,5 +226,31 @@ def test_a_continuous_run_prunes_every_prune_interval(home, monkeypatch, once, p
         return CycleReport(len(prune_vars), run_vars["lakerep_run_id"], False, 0, 0, 0, None, None)
 
     monkeypatch.setattr(session, "_cycle", fake_cycle)
+    monkeypatch.setattr(session, "_nothing_landed_since", lambda last: False)
     run_session(SessionStart("s1", once=once, commit_interval=0, prune_interval=prune_interval))
     assert prune_vars == expected
+
+
+def test_cycles_with_nothing_landed_run_no_dbt(home, monkeypatch):
+    dbt_cycles = []
+    idle_checks = iter([True, True, True])
+
+    def fake_cycle(cycle_home, run_vars, dbt_args):
+        dbt_cycles.append(run_vars["lakerep_prune"])
+        return CycleReport(len(dbt_cycles), run_vars["lakerep_run_id"], False, 0, 0, 0, None, None)
+
+    def progress(line):
+        if "idle" in line and len(lines) == 2:
+            os.kill(os.getpid(), signal.SIGTERM)
+        lines.append(line)
+
+    lines: list[str] = []
+    monkeypatch.setattr(session, "_cycle", fake_cycle)
+    monkeypatch.setattr(session, "_nothing_landed_since", lambda last: next(idle_checks))
+    run_session(SessionStart("s1", commit_interval=0, prune_interval=3600.0), progress=progress)
+    assert dbt_cycles == [False]  # the first cycle only: the next ones found nothing landed
+    assert [line.split(":")[1].strip() for line in lines] == [
+        "0 records read, 0 row changes, 0 UOWs committed; synchpoint none; lag n/a",
+        "idle, nothing landed since batch 0; synchpoint none",
+        "idle, nothing landed since batch 0; synchpoint none",
+    ]

@@ -120,14 +120,17 @@ def test_rejections_write_nothing_and_valid_markers_are_recorded(lake):
     assert lakerep("mark-external-refresh", "--member", "stock_copy", "--unload-start")[0] == 0
     assert lakerep("mark-external-refresh", "--member", "stock_copy", "--unload-end")[0] == 0
     assert lakerep("mark-external-refresh", "--member", "stock_copy", "--unload-end")[0] == EXIT_USER_ERROR
-    code, output = lakerep("refresh", "--member", "orders_history")
+    # several members in one call: one process, one Spark start
+    code, output = lakerep("refresh", "--member", "orders_history", "--member", "order_lines_pit")
     assert code == 0
     assert "full refresh of member APPLY1.SALES.orders_history requested" in output
+    assert "full refresh of member APPLY1.SALES.order_lines_pit requested" in output
     assert markers(lake) == [
         ("external", "customers_copy", middle, log_end),
         ("unload_start", "stock_copy", log_end, None),
         ("external", "stock_copy", log_end, log_end),
         ("refresh", "orders_history", None, None),
+        ("refresh", "order_lines_pit", None, None),
     ]
     marked_by = {row[0] for row in lake.sql(f"select distinct marked_by from {MARKERS}").collect()}
     assert marked_by == {f"{getpass.getuser()}@{socket.gethostname()}"}

@@ -1,0 +1,37 @@
+"""The bench counts the statements dbt sends and the Delta commits among them."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+from lakerep.bench import CaseFigures, StatementMeter
+
+
+def sql_event(sql: str):
+    return SimpleNamespace(info=SimpleNamespace(name="SQLQuery"), data=SimpleNamespace(sql=sql))
+
+
+def test_writes_are_commits_and_reads_are_not():
+    meter = StatementMeter()
+    for sql in [
+        '/* {"app": "dbt"} */ -- back compat for old kwarg name\n merge into t using s on true',
+        "/* {} */ insert into table t select 1",
+        "insert overwrite table t select 1",
+        "create or replace table t using delta as select 1",
+        "delete from t",
+        "create or replace temporary view v as select 1",
+        "/* {} */ select * from t",
+        "describe table t",
+    ]:
+        meter(sql_event(sql))
+    meter(SimpleNamespace(info=SimpleNamespace(name="SQLQueryStatus"), data=None))
+    assert (meter.statements, meter.commits) == (8, 5)
+
+
+def test_a_case_prints_one_summary_line():
+    assert CaseFigures("cycle", 12.5, 12_260, 221, 38).line() == (
+        "bench cycle: 12.5 s, 981 records/s, 221 statements, 38 commits"
+    )
+    assert (
+        CaseFigures("idle", 0.4, 0, 0, 0).line() == "bench idle: 0.4 s, 0 records/s, 0 statements, 0 commits"
+    )
