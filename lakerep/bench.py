@@ -6,7 +6,9 @@ log records in one cycle), `cycle` (one more cycle of `cycle_records` log record
 what a pipeline pays every COMMIT_INTERVAL), `idle` (a running session's next cycle with nothing
 landed: the runner's one query deciding there is nothing to do) and `idle-dbt` (the same cycle
 run through dbt anyway, as a plain `dbt run` does). With `records` 0 the cycle runs on an empty
-history. Cycles are `dbt run` (models only): data tests are a separate, optional step. Each case
+history. Cycles are `dbt run` (models only; data tests are a separate, optional step), all of one
+session run, as `lakerep run` runs them: the history cycle is the run's first, the others are its
+later cycles, which make no restart decision. Each case
 counts the SQL statements dbt sends and the Delta commits among them (writes, plus one per landing
 batch). Figures are printed, never asserted: targets live here, not in timed tests.
 """
@@ -16,6 +18,7 @@ from __future__ import annotations
 import re
 import resource
 import time
+import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -109,11 +112,12 @@ def run_bench(*, records: int, seed: int, batch_records: int, cycle_records: int
     reset_lake()
     yield f"bench: seed {seed}; session start + reset {time.perf_counter() - started:.1f} s"
     spark = lake_session()
+    run_vars = {"lakerep_run_id": f"bench-{uuid.uuid4()}"}
     cases: list[CaseFigures] = []
     if records:
         with metered() as meter:
             history = land_workload(records=records, seed=seed, batch_records=batch_records)
-            cycle = run_cycle(quiet=True, command="run")
+            cycle = run_cycle(quiet=True, command="run", run_vars=run_vars)
         workload = history.workload
         yield (
             f"  history: {records:,} log records generated in {history.generate_seconds:.1f} s "
@@ -139,13 +143,13 @@ def run_bench(*, records: int, seed: int, batch_records: int, cycle_records: int
             landed_at = time.perf_counter()
             _, rows = landing.land_log_records(spark, batch.records)
             land_seconds = time.perf_counter() - landed_at
-            cycle = run_cycle(quiet=True, command="run")
+            cycle = run_cycle(quiet=True, command="run", run_vars=run_vars)
         yield from _cycle_lines(f"next cycle of {cycle_records:,} log records", rows, land_seconds, cycle)
         yield f"  summary: {cycle.summary.line()}"
         cases.append(
             CaseFigures("cycle", land_seconds + cycle.seconds, rows, meter.statements, meter.commits + 1)
         )
-    cases.extend(_idle_cases(spark))
+    cases.extend(_idle_cases(spark, run_vars))
     python_peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     jvm_peak = _jvm_peak_rss_mib()
     yield f"  peak memory: python {python_peak:,.0f} MiB" + (
@@ -171,7 +175,7 @@ def _floor(spark, records: int) -> CaseFigures:
     return CaseFigures("floor", seconds, records, len(statements), commits)
 
 
-def _idle_cases(spark) -> Iterator[CaseFigures]:
+def _idle_cases(spark, run_vars: dict) -> Iterator[CaseFigures]:
     """A running session's next cycle with nothing landed, as the runner decides it, then the same
     cycle through dbt (what a plain `dbt run` with nothing new costs)."""
     started = time.perf_counter()
@@ -183,5 +187,5 @@ def _idle_cases(spark) -> Iterator[CaseFigures]:
         raise RuntimeError("the bench's idle cycle found new landing batches")
     yield CaseFigures("idle", time.perf_counter() - started, 0, 0, 0)
     with metered() as meter:
-        cycle = run_cycle(quiet=True, command="run")
+        cycle = run_cycle(quiet=True, command="run", run_vars=run_vars)
     yield CaseFigures("idle-dbt", cycle.seconds, 0, meter.statements, meter.commits)

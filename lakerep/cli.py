@@ -106,6 +106,12 @@ def generate(records: int, seed: int, batch_records: int, landing_order: str, fr
     help="Seconds between prunes of the CD and UOW tables (default: the prune_interval var).",
 )
 @click.option(
+    "--test-interval",
+    type=click.FloatRange(min=0),
+    help="Seconds between cycles that also run the data tests; the first cycle always does "
+    "(default: the test_interval var; 0: every cycle).",
+)
+@click.option(
     "--capture-only",
     is_flag=True,
     help="Run Capture's models only; Apply (models/apply) catches up in a later full cycle.",
@@ -117,11 +123,13 @@ def run(
     once: bool,
     commit_interval: float | None,
     prune_interval: float | None,
+    test_interval: float | None,
     capture_only: bool,
 ) -> None:
-    """Run a CDC session: a Capture and Apply cycle (dbt build) every COMMIT_INTERVAL until
+    """Run a CDC session: a Capture and Apply cycle (dbt run) every COMMIT_INTERVAL until
     Ctrl-C or SIGTERM, which finish the current cycle and commit its state; a cycle every
-    PRUNE_INTERVAL also prunes. One progress line per cycle."""
+    PRUNE_INTERVAL also prunes; the first cycle and one every TEST_INTERVAL are a dbt build
+    with the data tests. One progress line per cycle."""
     with _user_errors():
         run_session(
             SessionStart(
@@ -131,6 +139,7 @@ def run(
                 once,
                 commit_interval,
                 prune_interval,
+                test_interval,
                 capture_only=capture_only,
             ),
             progress=_echo,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -89,17 +90,24 @@ def land_refresh_snapshots(workload: Workload) -> int:
 
 
 def run_cycle(
-    *, quiet: bool = False, command: str = "build", select: str | None = None, capture_only: bool = False
+    *,
+    quiet: bool = False,
+    command: str = "build",
+    select: str | None = None,
+    capture_only: bool = False,
+    run_vars: dict | None = None,
 ) -> CycleResult:
     """One pipeline cycle: `dbt build` of the whole project (or `dbt run`: the same models
     without the data tests; `select` narrows it; `capture_only` leaves Apply out), then the
-    summary of what it read."""
+    summary of what it read. `run_vars` are dbt vars, such as the session run the cycle belongs to
+    (lakerep_run_id; without it each cycle is a run of its own)."""
     spark = lake_session()
     before = highest_summarized_batch(spark)
     started = time.perf_counter()
     selection = [
         *(["--select", select] if select else []),
         *(["--exclude", APPLY_MODELS] if capture_only else []),
+        *(["--vars", json.dumps(run_vars)] if run_vars else []),
     ]
     outcome = dbt.invoke([command, *selection], quiet=quiet)
     seconds = time.perf_counter() - started

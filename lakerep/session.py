@@ -2,9 +2,10 @@
 
 The runner only drives: it parses the token file, takes the session lock and passes the run to
 dbt as vars, each cycle inside the lake's critical section; every PRUNE_INTERVAL a cycle also
-prunes (var lakerep_prune, SPEC §6). Which tokens each source restarts from, whether a warm start
-turns cold or is refused, and whether a cut-off cycle is finished first, are SQL
-(restart_decisions, capture_window).
+prunes (var lakerep_prune, SPEC §6), and the run's first cycle and one every TEST_INTERVAL also
+run the data tests (a `build` cycle; the others are `dbt run`, models only). Which tokens each
+source restarts from, whether a warm start turns cold or is refused, and whether a cut-off cycle
+is finished first, are SQL (restart_decisions, capture_window).
 """
 
 from __future__ import annotations
@@ -47,7 +48,8 @@ class SessionStart:
     once: bool = False
     commit_interval: float | None = None  # seconds; None: the commit_interval var
     prune_interval: float | None = None  # seconds; None: the prune_interval var
-    dbt_command: str = "build"
+    test_interval: float | None = None  # seconds; None: the test_interval var
+    dbt_command: str = "build"  # "run": models only, never the data tests
     capture_only: bool = False  # Capture's models only; Apply catches up in a later full cycle
 
 
@@ -134,7 +136,9 @@ def run_session(
         reports: list[CycleReport] = []
         continuous = not start.once and start.start_type != "recover"
         prune_interval = _interval(start.prune_interval, "prune_interval")
+        test_interval = _interval(start.test_interval, "test_interval")
         last_prune = time.monotonic()
+        last_test: float | None = None
         while True:
             prune = continuous and bool(reports) and prune_due(time.monotonic(), last_prune, prune_interval)
             if prune:
@@ -142,7 +146,10 @@ def run_session(
             if reports and not prune and _nothing_landed_since(reports[-1]):
                 report = idle_cycle(reports[-1])
             else:
-                report = _cycle(home, {**run_vars, "lakerep_prune": prune}, dbt_args(start))
+                test = data_tests_due(time.monotonic(), last_test, test_interval)
+                if test:
+                    last_test = time.monotonic()
+                report = _cycle(home, {**run_vars, "lakerep_prune": prune}, dbt_args(start, test))
             reports.append(report)
             progress(report.line(start.session))
             if report.recovered and start.start_type != "recover" and not stop.requested:
@@ -162,6 +169,14 @@ def prune_due(now: float, last_prune: float, interval: float) -> bool:
     """A continuous run prunes in a cycle (never its first) once PRUNE_INTERVAL seconds have
     passed since it last pruned, or since it started."""
     return now - last_prune >= interval
+
+
+def data_tests_due(now: float, last_test: float | None, interval: float) -> bool:
+    """A run's data tests come with its first cycle that runs dbt, then with the first such cycle
+    once TEST_INTERVAL seconds have passed since they last ran (0: every cycle). They check the
+    contracts of what the cycles wrote; every cycle costs the same tens of seconds, whatever it
+    changed, so a production cycle does not pay for them each time (ADR 0006)."""
+    return last_test is None or now - last_test >= interval
 
 
 def cycle_is_idle(last: CycleReport, highest_landed: int) -> bool:
@@ -188,12 +203,14 @@ def highest_landed_batch(spark) -> int:
     return landing.next_landing_batch(spark) - 1
 
 
-def dbt_args(start: SessionStart) -> list[str]:
-    """The dbt command of each cycle. Unit tests are for development and CI, never part of a
-    production cycle (SPEC §9): a `build` cycle runs the models and their data tests only."""
+def dbt_args(start: SessionStart, with_tests: bool) -> list[str]:
+    """The dbt command of a cycle. Unit tests are for development and CI, never part of a
+    production cycle (SPEC §9): a `build` session's cycle with its data tests due is
+    `dbt build` of the models and their data tests; its other cycles are `dbt run`."""
+    build = start.dbt_command == "build" and with_tests
     return [
-        start.dbt_command,
-        *(["--exclude-resource-type", "unit_test"] if start.dbt_command == "build" else []),
+        "build" if build else "run",
+        *(["--exclude-resource-type", "unit_test"] if build else []),
         *(["--exclude", APPLY_MODELS] if start.capture_only else []),
     ]
 
@@ -272,7 +289,8 @@ def _write_state_to_token_file(session: str, path: Path) -> None:
 
 
 def _interval(given: float | None, var: str) -> float:
-    """Seconds: the option given, else the project's var (commit_interval, prune_interval)."""
+    """Seconds: the option given, else the project's var (commit_interval, prune_interval,
+    test_interval)."""
     if given is not None:
         return given
     import yaml

@@ -18,9 +18,7 @@
     } %}
     {% set relation = ref('capture_window') %}
     {% if execute %}
-        {% set rows = run_query(
-            'select * from ' ~ relation ~ ' where cycle_number = (select max(cycle_number) from ' ~ relation ~ ')'
-        ).rows %}
+        {% set rows = lakerep_capture_window_rows(relation) %}
         {% if rows | length == 0 %}
             {{ exceptions.raise_compiler_error('capture_window holds no cycle') }}
         {% endif %}
@@ -39,6 +37,27 @@
         {% endfor %}
     {% endif %}
     {{ return(window) }}
+{% endmacro %}
+
+
+{#-
+    The rows of the cycle now running, read once per dbt invocation: every model of the cycle
+    that calls lakerep_capture_window runs after capture_window (they ref it), and nothing else
+    writes it, so its highest cycle is the same for all of them. The memo lives in the
+    invocation's graph (one dict for all of its nodes), keyed by invocation_id, so an invocation
+    that reuses a parsed manifest reads the window again.
+-#}
+{% macro lakerep_capture_window_rows(relation) %}
+    {% set memo = graph.setdefault('lakerep_capture_window_rows', {}) %}
+    {% set key = invocation_id ~ ' ' ~ relation %}
+    {% if key not in memo %}
+        {% set rows = run_query(
+            'select * from ' ~ relation ~ ' where cycle_number = (select max(cycle_number) from ' ~ relation ~ ')'
+        ).rows %}
+        {% do memo.clear() %}
+        {% do memo.update({key: rows}) %}
+    {% endif %}
+    {{ return(memo[key]) }}
 {% endmacro %}
 
 

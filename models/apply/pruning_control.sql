@@ -1,11 +1,12 @@
-{{ config(materialized='table') }}
+{{ config(materialized='view') }}
 
 {#-
     The pruning control table (IBMSNAP_PRUNCNTL, SPEC §3): one row per subscription member with
     the SYNCHPOINT/SYNCHTIME it has reached: the synchpoint of the last cycle its set applied.
     SYNCHPOINT 0 means the member needs a full refresh (never copied, or `lakerep refresh`
-    asked for one). Rebuilt every run from apply_plan and apply_trail, so it always agrees with
-    the trail. Pruning reads it.
+    asked for one, from the moment it asks, as DB2 does). A view over apply_plan, apply_trail
+    and the refresh markers, so it always agrees with the trail and no cycle writes it
+    (issue 21: rebuilding it as a table cost every cycle about 3 s). Pruning reads it.
 -#}
 
 with

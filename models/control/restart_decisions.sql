@@ -3,6 +3,7 @@
         materialized='incremental',
         incremental_strategy='append',
         on_schema_change='fail',
+        lakerep_writes_if='run_undecided',
     )
 }}
 

@@ -231,6 +231,21 @@ def test_a_continuous_run_prunes_every_prune_interval(home, monkeypatch, once, p
     assert prune_vars == expected
 
 
+def test_a_session_runs_its_data_tests_with_its_first_cycle_then_every_test_interval(home, monkeypatch):
+    commands = []
+
+    def fake_cycle(cycle_home, run_vars, dbt_args):
+        commands.append(dbt_args[0])
+        if len(commands) == 3:
+            os.kill(os.getpid(), signal.SIGTERM)
+        return CycleReport(len(commands), run_vars["lakerep_run_id"], False, 0, 0, 0, None, None)
+
+    monkeypatch.setattr(session, "_cycle", fake_cycle)
+    monkeypatch.setattr(session, "_nothing_landed_since", lambda last: False)
+    run_session(SessionStart("s1", commit_interval=0, prune_interval=3600.0, test_interval=3600.0))
+    assert commands == ["build", "run", "run"]
+
+
 def test_cycles_with_nothing_landed_run_no_dbt(home, monkeypatch):
     dbt_cycles = []
     idle_checks = iter([True, True, True])

@@ -1,9 +1,9 @@
-"""What a production cycle of a session runs: no dbt when nothing landed since the last cycle, and
-never the unit tests (SPEC §9)."""
+"""What a production cycle of a session runs: no dbt when nothing landed since the last cycle,
+the data tests with the first cycle and then every TEST_INTERVAL, never the unit tests (SPEC §9)."""
 
 from __future__ import annotations
 
-from lakerep.session import CycleReport, SessionStart, cycle_is_idle, dbt_args, idle_cycle
+from lakerep.session import CycleReport, SessionStart, cycle_is_idle, data_tests_due, dbt_args, idle_cycle
 
 LAST = CycleReport(
     cycle_number=7,
@@ -43,9 +43,25 @@ def test_an_idle_cycle_reports_the_state_it_kept_and_nothing_read():
 
 
 def test_a_production_cycle_runs_no_unit_tests():
-    assert dbt_args(SessionStart("s1")) == ["build", "--exclude-resource-type", "unit_test"]
-    assert dbt_args(SessionStart("s1", dbt_command="run", capture_only=True)) == [
+    assert dbt_args(SessionStart("s1"), with_tests=True) == ["build", "--exclude-resource-type", "unit_test"]
+    assert dbt_args(SessionStart("s1", dbt_command="run", capture_only=True), with_tests=True) == [
         "run",
         "--exclude",
         "path:models/apply",
     ]
+
+
+def test_a_cycle_without_its_data_tests_due_runs_the_models_only():
+    assert dbt_args(SessionStart("s1"), with_tests=False) == ["run"]
+    assert dbt_args(SessionStart("s1", capture_only=True), with_tests=False) == [
+        "run",
+        "--exclude",
+        "path:models/apply",
+    ]
+
+
+def test_data_tests_are_due_with_the_first_cycle_then_every_test_interval():
+    assert data_tests_due(now=5.0, last_test=None, interval=3600)
+    assert not data_tests_due(now=3000.0, last_test=0.0, interval=3600)
+    assert data_tests_due(now=3600.0, last_test=0.0, interval=3600)
+    assert data_tests_due(now=5.0, last_test=5.0, interval=0)

@@ -1,9 +1,13 @@
 """CDC session restarts (SPEC §4) against the oracle, in one lake, one scenario after another:
-a warm start with transactions open, a source new to the session, an explicit override moving
+a warm start with transactions open, a run's later cycles (no new decision), a source new to
+the session, an explicit override moving
 one source back, a special override with CURRENT_RESTART, and a source log pruned past the
 restart point (warm turns cold, warmns refuses)."""
 
 from __future__ import annotations
+
+import os
+import signal
 
 import pytest
 from capture.ccd_support import actual_ccd_history, actual_condensed_state, expected_ccd_history
@@ -100,6 +104,32 @@ def test_warm_start_with_transactions_open_loses_and_doubles_nothing(spark, work
     decided = decisions_of_last_run(spark)
     assert decided == {name: ("state", *tokens) for name, tokens in before.items()}
     assert set(last_window(spark).values()) == {None}  # nothing read again
+    assert_ccds_equal_the_oracle(spark, workload)
+
+
+def test_a_runs_later_cycles_make_no_restart_decision_and_write_none(spark, workload, monkeypatch):
+    decision_commits = len(rows(spark, "describe history {restart_decisions}"))
+    land(spark, workload)
+    lines: list[str] = []
+
+    def progress(line: str) -> None:
+        lines.append(line)
+        if len(lines) == 1:
+            land(spark, workload)  # work for the run's second cycle
+        else:
+            os.kill(os.getpid(), signal.SIGTERM)  # the second cycle is the last
+
+    start = SessionStart(
+        SESSION, commit_interval=0, prune_interval=3600.0, dbt_command="run", capture_only=True
+    )
+    reports = run_session(start, progress=progress)
+    assert [(report.recovered, report.idle) for report in reports] == [(False, False), (False, False)]
+    run_id = reports[0].run_id
+    decided = rows(spark, f"select count(*) as n from {{restart_decisions}} where run_id = '{run_id}'")
+    assert decided[0]["n"] == len(REGISTRATIONS)  # decided once, in the run's first cycle
+    # The second cycle wrote nothing to restart_decisions: one Delta commit for the whole run.
+    assert len(rows(spark, "describe history {restart_decisions}")) == decision_commits + 1
+    assert set(last_window(spark).values()) == {None}
     assert_ccds_equal_the_oracle(spark, workload)
 
 
