@@ -8,9 +8,9 @@ landed: the runner's one query deciding there is nothing to do) and `idle-dbt` (
 run through dbt anyway, as a plain `dbt run` does). With `records` 0 the cycle runs on an empty
 history. Cycles are `dbt run` (models only; data tests are a separate, optional step), all of one
 session run, as `lakerep run` runs them: the history cycle is the run's first, the others are its
-later cycles, which make no restart decision. Each case
-counts the SQL statements dbt sends and the Delta commits among them (writes, plus one per landing
-batch). Figures are printed, never asserted: targets live here, not in timed tests.
+later cycles, which make no restart decision. Each case counts the SQL statements dbt sends and
+the Delta commits among them (writes, plus one per landing batch). Figures are printed, never
+asserted: targets live here, not in timed tests.
 """
 
 from __future__ import annotations
