@@ -1,7 +1,8 @@
 # lakerep — the two commands a new user needs (see README.md):
 #   make demo   installs everything, generates a workload and runs the pipeline on embedded Spark
 #   make test   installs everything and runs every test and linter
-# plus `make bench SIZE=... CYCLE=...` for figures (history of SIZE log records, then a cycle of CYCLE),
+# plus `make bench SIZE=... CYCLE=... TABLES=...` for figures (history of SIZE log records, a cycle of
+# CYCLE, a cycle with TABLES registered),
 # `make scenarios` (the fixed crash scenarios) and `make soak COUNT=...` (that many more).
 
 SHELL := /bin/bash
@@ -16,6 +17,7 @@ export PYTHONUNBUFFERED := 1
 SIZE ?= 100000
 CYCLE ?= 10000
 SEED ?= 42
+TABLES ?= 50
 RECORDS ?= 20000
 COUNT ?= 200
 FIRST_SEED ?= 1001
@@ -50,7 +52,7 @@ soak: install
 	$(BIN)/lakerep scenarios --count $(COUNT) --first-seed $(FIRST_SEED)
 
 bench: install
-	$(BIN)/lakerep bench --records $(SIZE) --cycle-records $(CYCLE) --seed $(SEED)
+	$(BIN)/lakerep bench --records $(SIZE) --cycle-records $(CYCLE) --seed $(SEED) --tables $(TABLES)
 
 clean:
 	rm -rf .lakerep target logs

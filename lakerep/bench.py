@@ -5,7 +5,8 @@ Delta table: what any design must pay), `history` (landing and capturing a histo
 log records in one cycle), `cycle` (one more cycle of `cycle_records` log records on top of it:
 what a pipeline pays every COMMIT_INTERVAL), `idle` (a running session's next cycle with nothing
 landed: the runner's one query deciding there is nothing to do) and `idle-dbt` (the same cycle
-run through dbt anyway, as a plain `dbt run` does). With `records` 0 the cycle runs on an empty
+run through dbt anyway, as a plain `dbt run` does), then `wide` (`tables` registered tables with
+changes in five, in a copy of the project: lakerep.bench_wide). With `records` 0 the cycle runs on an empty
 history. Cycles are `dbt run` (models only; data tests are a separate, optional step), all of one
 session run, as `lakerep run` runs them: the history cycle is the run's first, the others are its
 later cycles, which make no restart decision. Each case counts the SQL statements dbt sends and
@@ -15,6 +16,7 @@ asserted: targets live here, not in timed tests.
 
 from __future__ import annotations
 
+import os
 import re
 import resource
 import time
@@ -27,6 +29,7 @@ from pathlib import Path
 from lakerep import dbt, landing
 from lakerep.lake import lake_session, reset_lake
 from lakerep.pipeline import CycleResult, land_workload, run_cycle
+from lakerep.registrations import load_registrations
 from lakerep.session import CycleReport, cycle_is_idle, highest_landed_batch
 from lakerep.summary import relation_name
 from lakerep.workload.config import WorkloadConfig
@@ -106,7 +109,9 @@ def _cycle_lines(title: str, rows: int, land_seconds: float, cycle: CycleResult)
         yield f"    {model:<28}{seconds:8.1f} s"
 
 
-def run_bench(*, records: int, seed: int, batch_records: int, cycle_records: int) -> Iterator[str]:
+def run_bench(
+    *, records: int, seed: int, batch_records: int, cycle_records: int, tables: int = 0
+) -> Iterator[str]:
     started = time.perf_counter()
     lake_session()
     reset_lake()
@@ -150,6 +155,8 @@ def run_bench(*, records: int, seed: int, batch_records: int, cycle_records: int
             CaseFigures("cycle", land_seconds + cycle.seconds, rows, meter.statements, meter.commits + 1)
         )
     cases.extend(_idle_cases(spark, run_vars))
+    if tables and cycle_records:
+        yield from _wide_case(cases, tables=tables, seed=seed, cycle_records=cycle_records)
     python_peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     jvm_peak = _jvm_peak_rss_mib()
     yield f"  peak memory: python {python_peak:,.0f} MiB" + (
@@ -189,3 +196,43 @@ def _idle_cases(spark, run_vars: dict) -> Iterator[CaseFigures]:
     with metered() as meter:
         cycle = run_cycle(quiet=True, command="run", run_vars=run_vars)
     yield CaseFigures("idle-dbt", cycle.seconds, 0, meter.statements, meter.commits)
+
+
+def _wide_case(cases: list[CaseFigures], **wide) -> Iterator[str]:
+    """The wide case, in a copy of the project (lakerep.bench_wide), and what each registered
+    table and member with nothing in the window adds against the cycle case (the same number of
+    log records, on four changed tables instead of five, over a larger history)."""
+    from lakerep.bench_wide import CHANGED_WIDE_TABLES, run_wide
+
+    scratch = Path(os.environ.get("LAKEREP_HOME", ".lakerep")) / "bench-wide"
+    lines = run_wide(scratch=scratch, **wide)
+    yield from (line for line in lines if line.startswith("  wide"))
+    case_lines = [line for line in lines if line.startswith("bench wide:")]
+    if not case_lines:
+        raise RuntimeError("the wide case printed no `bench wide:` line:\n" + "\n".join(lines[-20:]))
+    figures = parse_case_line(case_lines[-1])
+    cycle = next((case for case in cases if case.case == "cycle"), None)
+    untouched = wide["tables"] - len(load_registrations()) - CHANGED_WIDE_TABLES
+    if cycle is not None and untouched > 0:
+        yield (
+            f"  wide: each of the {untouched} registered tables (and members) with nothing in the window "
+            f"adds {(figures.seconds - cycle.seconds) / untouched:.2f} s and "
+            f"{(figures.commits - cycle.commits) / untouched:.1f} commits"
+        )
+    cases.append(figures)
+
+
+CASE_LINE = re.compile(
+    r"^bench (?P<case>\S+): (?P<seconds>[\d.]+) s, (?P<rate>[\d,]+) records/s, "
+    r"(?P<statements>\d+) statements, (?P<commits>\d+) commits$"
+)
+
+
+def parse_case_line(line: str) -> CaseFigures:
+    """A case's figures back from its summary line (CaseFigures.line)."""
+    found = CASE_LINE.match(line)
+    if found is None:
+        raise RuntimeError(f"not a bench case line: {line!r}")
+    seconds = float(found["seconds"])
+    records = round(int(found["rate"].replace(",", "")) * seconds)
+    return CaseFigures(found["case"], seconds, records, int(found["statements"]), int(found["commits"]))

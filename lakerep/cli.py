@@ -339,13 +339,25 @@ def scaffold(check: bool) -> None:
 )
 @click.option("--seed", type=int, default=42, show_default=True)
 @click.option("--batch-records", type=click.IntRange(min=1), default=100_000, show_default=True)
-def bench(records: int, cycle_records: int, seed: int, batch_records: int) -> None:
-    """Measure: floor, a history, one more cycle, an idle cycle; print figures, one line per case."""
+@click.option(
+    "--tables",
+    type=click.IntRange(min=0),
+    default=50,
+    show_default=True,
+    help="Registered tables of the wide case (changes in 5 of them), in a copy of the project (0: none).",
+)
+def bench(records: int, cycle_records: int, seed: int, batch_records: int, tables: int) -> None:
+    """Measure: floor, a history, one more cycle, an idle cycle, a wide project; print figures,
+    one line per case."""
     from lakerep.bench import run_bench
 
     with _user_errors():
         for line in run_bench(
-            records=records, seed=seed, batch_records=batch_records, cycle_records=cycle_records
+            records=records,
+            seed=seed,
+            batch_records=batch_records,
+            cycle_records=cycle_records,
+            tables=tables,
         ):
             click.echo(line)
 

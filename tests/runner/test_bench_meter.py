@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from lakerep.bench import CaseFigures, StatementMeter
+from lakerep.bench import CaseFigures, StatementMeter, parse_case_line
 
 
 def sql_event(sql: str):
@@ -35,3 +35,8 @@ def test_a_case_prints_one_summary_line():
     assert (
         CaseFigures("idle", 0.4, 0, 0, 0).line() == "bench idle: 0.4 s, 0 records/s, 0 statements, 0 commits"
     )
+
+
+def test_a_case_line_reads_back_as_its_figures():
+    figures = CaseFigures("wide", 61.5, 12_300, 640, 120)
+    assert parse_case_line(figures.line()) == figures
