@@ -18,9 +18,10 @@
 
 
 {#-
-    Whether an incremental model with config lakerep_writes_if writes this cycle, decided before any statement of it:
-    run_undecided — the run's restart decision is not recorded yet (restart_decisions writes
-    once per run, in its first cycle); pruning — this cycle prunes (var lakerep_prune).
+    Whether an incremental model with config lakerep_writes_if writes this cycle, decided before
+    any statement of it: run_undecided — the run's restart decision is not recorded yet
+    (restart_decisions writes once per run, in its first cycle); pruning — this cycle prunes
+    (var lakerep_prune).
 -#}
 {% macro lakerep_writes_this_cycle(condition) %}
     {%- if condition == 'run_undecided' -%}
