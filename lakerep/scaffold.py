@@ -300,7 +300,9 @@ def _apply_contracts(members: list[Member]) -> str:
                 "name": member.changes_model,
                 "description": f"What the current Apply cycle does to {member.target_table}: one row per key "
                 "(per change for a CCD target) with its action, the error-mitigation filter's rework and any "
-                "operational error. Rewritten every cycle, before the target is touched.",
+                "operational error. Rewritten before the target is touched, in every cycle in which the "
+                "member may change it; otherwise it keeps the rows of the cycle that last wrote it "
+                "(apply_cycle).",
                 "config": {"contract": {"enforced": True}},
                 "columns": [
                     _column("apply_cycle", "bigint", "{{ doc('apply_cycle') }}", ["not_null"]),

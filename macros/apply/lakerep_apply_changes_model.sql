@@ -11,9 +11,13 @@
     update, the update or delete is suppressed). Either way the key ends as its last change
     says. A key update without a delete/insert pair (before images only) becomes a delete of the
     old key and an insert of the new one. For a CCD target every change is a row to append.
+    A cycle in which the member cannot change its target (lakerep_member_changes_this_cycle)
+    leaves the table as it is: its rows carry the apply_cycle that wrote them, and its readers
+    take only the current cycle's (lakerep_current_apply_cycle).
     Argument: target_table — the member's target.
 -#}
 {% macro lakerep_apply_changes_model(target_table) %}
+{{ config(lakerep_writes_if='member_changed:' ~ target_table) }}
 {%- set member = lakerep_member(target_table) -%}
 {%- set registration = member.registration -%}
 {%- set plan = lakerep_member_plan(target_table) -%}

@@ -45,6 +45,15 @@
 {% endmacro %}
 
 
+{#-
+    SQL of the current Apply cycle's number. A member's change model holds the rows of the cycle
+    that last wrote it, which is an older one when the member had nothing to do since.
+-#}
+{% macro lakerep_current_apply_cycle() -%}
+    (select max(apply_cycle) from {{ ref('apply_plan') }})
+{%- endmacro %}
+
+
 {#- SQL of the current Apply cycle's plan: apply_plan's rows of its highest cycle. -#}
 {% macro lakerep_current_plan() %}
     select * from {{ ref('apply_plan') }}
@@ -53,8 +62,9 @@
 
 
 {#-
-    SQL of the given columns of every member's change model, with the member's target_table
-    (typed, empty when no member is declared). Argument: columns — [name, data type] pairs.
+    SQL of the given columns of every member's change model in the current Apply cycle, with the
+    member's target_table (typed, empty when no member is declared). Argument: columns — [name,
+    data type] pairs.
 -#}
 {% macro lakerep_member_change_rows(columns) %}
     {% for entry in lakerep_member_change_models() %}
@@ -64,6 +74,7 @@
                 {{ name }}{{ ',' if not loop.last }}
             {%- endfor %}
         from {{ entry.changes }}
+        where apply_cycle = {{ lakerep_current_apply_cycle() }}
         {{ 'union all' if not loop.last }}
     {% else %}
         select

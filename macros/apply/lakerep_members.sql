@@ -42,15 +42,15 @@
     } -%}
     {%- set relation = ref('apply_plan') -%}
     {%- if execute -%}
-        {%- set rows = run_query(
-            'select * from ' ~ relation ~ ' where target_table = ' ~ lakerep_string_literal(target_table)
-            ~ ' and apply_cycle = (select max(apply_cycle) from ' ~ relation ~ ')'
-        ).rows -%}
-        {%- if rows | length == 1 -%}
+        {#- The whole cycle's plan, read once per invocation: every model that asks runs after apply_plan. -#}
+        {%- set rows = lakerep_rows_once(
+            'select * from ' ~ relation ~ ' where apply_cycle = (select max(apply_cycle) from ' ~ relation ~ ')'
+        ) -%}
+        {%- for row in rows if row.target_table == target_table -%}
             {%- for name in plan -%}
-                {%- do plan.update({name: rows[0][name]}) -%}
+                {%- do plan.update({name: row[name]}) -%}
             {%- endfor -%}
-        {%- endif -%}
+        {%- endfor -%}
     {%- endif -%}
     {{ return(plan) }}
 {% endmacro %}
@@ -58,13 +58,18 @@
 
 {#- The Apply status of one set in the current cycle (APPLIED, STOPPED, GAP or WAITING). -#}
 {% macro lakerep_set_status(apply_qual, set_name) %}
-    {%- set relation = ref('apply_set_status') -%}
-    {%- if execute -%}
-        {%- set rows = run_query(
-            'select status from ' ~ relation ~ ' where apply_qual = ' ~ lakerep_string_literal(apply_qual)
-            ~ ' and set_name = ' ~ lakerep_string_literal(set_name)
-        ).rows -%}
-        {{ return(rows[0].status if rows | length == 1 else 'WAITING') }}
-    {%- endif -%}
+    {%- for row in lakerep_set_statuses() if row.apply_qual == apply_qual and row.set_name == set_name -%}
+        {{ return(row.status) }}
+    {%- endfor -%}
     {{ return('WAITING') }}
+{% endmacro %}
+
+
+{#-
+    Every set's row of apply_set_status (apply_qual, set_name, status, operational_errors), read
+    once per invocation: its readers run after it. Empty at parse time.
+-#}
+{% macro lakerep_set_statuses() %}
+    {%- set relation = ref('apply_set_status') -%}
+    {{ return(lakerep_rows_once('select * from ' ~ relation) if execute else []) }}
 {% endmacro %}

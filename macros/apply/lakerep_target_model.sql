@@ -7,7 +7,10 @@
     Argument: target_table — the member's target.
 -#}
 {% macro lakerep_target_model(target_table) %}
-{{ config(pre_hook="{{ lakerep_target_prepare('" ~ target_table ~ "') }}") }}
+{{ config(
+    pre_hook="{{ lakerep_target_prepare('" ~ target_table ~ "') }}",
+    lakerep_writes_if='member_changed:' ~ target_table,
+) }}
 {%- set member = lakerep_member(target_table) -%}
 {%- set changes = ref('apply_changes__' ~ target_table) -%}
 {%- set applied = lakerep_set_status(member.apply_qual, member.set_name) == 'APPLIED' -%}
@@ -31,6 +34,7 @@ select
 from {{ changes }}
 where
     {{ 'true' if applied else 'false' }}
+    and apply_cycle = {{ lakerep_current_apply_cycle() }}
     and row_action in ('insert', 'update', 'load', 'append')
 {% endmacro %}
 
@@ -53,7 +57,7 @@ where
     using (
         select {% for key in keys %}`{{ key }}`{{ ', ' if not loop.last }}{% endfor %}
         from {{ ref('apply_changes__' ~ target_table) }}
-        where row_action = 'delete'
+        where row_action = 'delete' and apply_cycle = {{ lakerep_current_apply_cycle() }}
     ) as gone
     on {% for key in keys %}held.`{{ key }}` <=> gone.`{{ key }}`{{ ' and ' if not loop.last }}{% endfor %}
     when matched then delete

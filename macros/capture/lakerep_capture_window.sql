@@ -5,8 +5,10 @@
     oldest UOW still open when the previous cycle ended), cold_start (discard the CD and UOW rows
     first), reread_from (the lowest RESTART1 of the sources that read again, or none) and
     sources: "OWNER.TABLE" -> {restart1, restart2, reread_from}. Unit tests override this macro.
+    Argument: relation — capture_window, resolved by the caller when the model calling does not
+    ref it (default: ref('capture_window')).
 -#}
-{% macro lakerep_capture_window() %}
+{% macro lakerep_capture_window(relation=none) %}
     {% set window = {
         'cycle_number': 0,
         'after_batch': 0,
@@ -16,9 +18,12 @@
         'reread_from': none,
         'sources': {},
     } %}
-    {% set relation = ref('capture_window') %}
+    {% set relation = relation if relation is not none else ref('capture_window') %}
     {% if execute %}
-        {% set rows = lakerep_capture_window_rows(relation) %}
+        {#- Every model that asks runs after capture_window (they ref it), and nothing else writes it. -#}
+        {% set rows = lakerep_rows_once(
+            'select * from ' ~ relation ~ ' where cycle_number = (select max(cycle_number) from ' ~ relation ~ ')'
+        ) %}
         {% if rows | length == 0 %}
             {{ exceptions.raise_compiler_error('capture_window holds no cycle') }}
         {% endif %}
@@ -37,27 +42,6 @@
         {% endfor %}
     {% endif %}
     {{ return(window) }}
-{% endmacro %}
-
-
-{#-
-    The rows of the cycle now running, read once per dbt invocation: every model of the cycle
-    that calls lakerep_capture_window runs after capture_window (they ref it), and nothing else
-    writes it, so its highest cycle is the same for all of them. The memo lives in the
-    invocation's graph (one dict for all of its nodes), keyed by invocation_id, so an invocation
-    that reuses a parsed manifest reads the window again.
--#}
-{% macro lakerep_capture_window_rows(relation) %}
-    {% set memo = graph.setdefault('lakerep_capture_window_rows', {}) %}
-    {% set key = invocation_id ~ ' ' ~ relation %}
-    {% if key not in memo %}
-        {% set rows = run_query(
-            'select * from ' ~ relation ~ ' where cycle_number = (select max(cycle_number) from ' ~ relation ~ ')'
-        ).rows %}
-        {% do memo.clear() %}
-        {% do memo.update({key: rows}) %}
-    {% endif %}
-    {{ return(memo[key]) }}
 {% endmacro %}
 
 

@@ -14,6 +14,7 @@
     materialized='incremental',
     incremental_strategy='merge',
     on_schema_change='fail',
+    lakerep_writes_if='table_changed:' ~ source_owner ~ '.' ~ source_table,
 ) }}
 {%- set registration = lakerep_registration(source_owner, source_table) -%}
 {%- set window = lakerep_capture_window() -%}

@@ -17,6 +17,7 @@
     unique_key=['IBMSNAP_INTENTSEQ', 'IBMSNAP_OPERATION'],
     on_schema_change='fail',
     pre_hook="{{ lakerep_discard_on_cold_start() }}",
+    lakerep_writes_if='table_changed:' ~ source_owner ~ '.' ~ source_table,
 ) }}
 {%- set registration = lakerep_registration(source_owner, source_table) -%}
 {%- set window = lakerep_capture_window() -%}

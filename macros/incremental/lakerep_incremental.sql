@@ -1,36 +1,76 @@
 {#-
-    dbt-spark's incremental materialization (the project's own takes precedence; it calls
-    dbt-spark's), except that a model which knows before it runs that it has nothing to write
-    this cycle writes nothing: no temporary view, no schema check, no statement, no Delta commit
-    (issue 21: an append of zero rows still costs seconds of planning). Such a model names its
-    condition in config `lakerep_writes_if` (lakerep_writes_this_cycle); its first build and a
-    full refresh always run.
+    dbt-spark's incremental and table materializations (the project's own take precedence; they
+    call dbt-spark's), except that a model which knows before it runs that it has nothing to
+    write this cycle writes nothing: no temporary view, no schema check, no statement, no Delta
+    commit (issue 21: a statement that writes nothing still costs a second or more of planning).
+    Such a model names its condition in config `lakerep_writes_if` (lakerep_writes_this_cycle);
+    its first build and a full refresh always run. A table model skipped keeps the rows of the
+    cycle that last wrote it, so its readers filter on the cycle they want.
 -#}
 {% materialization incremental, adapter='spark', supported_languages=['sql', 'python'] -%}
-    {%- set condition = config.get('lakerep_writes_if') -%}
-    {%- if condition and is_incremental() and not lakerep_writes_this_cycle(condition) -%}
-        {{ log(this ~ ': nothing to write this cycle (' ~ condition ~ ')') }}
-        {%- call noop_statement('main', 'SKIP nothing to write (' ~ condition ~ ')', 'SKIP', 0) -%}{%- endcall -%}
-        {{ return({'relations': [this]}) }}
+    {%- if lakerep_skips_this_cycle() -%}
+        {{ return(lakerep_skip()) }}
     {%- endif -%}
     {{ return(dbt.materialization_incremental_spark()) }}
 {%- endmaterialization %}
 
 
+{% materialization table, adapter='spark', supported_languages=['sql', 'python'] -%}
+    {%- if lakerep_skips_this_cycle() -%}
+        {{ return(lakerep_skip()) }}
+    {%- endif -%}
+    {{ return(dbt.materialization_table_spark()) }}
+{%- endmaterialization %}
+
+
+{#- Whether the model now materializing has a condition that says it writes nothing this cycle. -#}
+{% macro lakerep_skips_this_cycle() %}
+    {%- set condition = config.get('lakerep_writes_if') -%}
+    {{ return(
+        condition is not none
+        and not should_full_refresh()
+        and load_cached_relation(this) is not none
+        and not lakerep_writes_this_cycle(condition)
+    ) }}
+{% endmacro %}
+
+
+{#- The skipped model's result: dbt reports it as `SKIP nothing to write (<condition>)`. -#}
+{% macro lakerep_skip() %}
+    {%- set condition = config.get('lakerep_writes_if') -%}
+    {{ log(this ~ ': nothing to write this cycle (' ~ condition ~ ')') }}
+    {%- call noop_statement('main', 'SKIP nothing to write (' ~ condition ~ ')', 'SKIP', 0) -%}{%- endcall -%}
+    {{ return({'relations': [this]}) }}
+{% endmacro %}
+
+
 {#-
-    Whether an incremental model with config lakerep_writes_if writes this cycle, decided before
-    any statement of it: run_undecided — the run's restart decision is not recorded yet
-    (restart_decisions writes once per run, in its first cycle); pruning — this cycle prunes
-    (var lakerep_prune).
+    Whether a model with config lakerep_writes_if writes this cycle, decided before any statement
+    of it. The condition is one of:
+      run_undecided          the run's restart decision is not recorded yet (restart_decisions
+                             writes once per run, in its first cycle);
+      pruning                this cycle prunes (var lakerep_prune);
+      table_changed:O.T      registered table O.T may have CD or CCD rows to write
+                             (lakerep_table_changes_this_cycle);
+      member_changed:TARGET  the member may change its target (lakerep_member_changes_this_cycle);
+      operational_errors     a member met an operational error this Apply cycle (apply_set_status).
 -#}
 {% macro lakerep_writes_this_cycle(condition) %}
-    {%- if condition == 'run_undecided' -%}
+    {%- set name, _, argument = condition.partition(':') -%}
+    {%- if name == 'run_undecided' -%}
         {{ return(not lakerep_run_has_decided(lakerep_run())) }}
-    {%- elif condition == 'pruning' -%}
+    {%- elif name == 'pruning' -%}
         {{ return(var('lakerep_prune', false) and flags.WHICH in ['run', 'build']) }}
+    {%- elif name == 'table_changed' and argument -%}
+        {{ return(lakerep_table_changes_this_cycle(argument)) }}
+    {%- elif name == 'member_changed' and argument -%}
+        {{ return(lakerep_member_changes_this_cycle(argument)) }}
+    {%- elif name == 'operational_errors' -%}
+        {{ return(lakerep_set_statuses() | selectattr('operational_errors') | list | length > 0) }}
     {%- else -%}
         {{ exceptions.raise_compiler_error(
-            'lakerep_writes_if must be run_undecided or pruning, not ' ~ condition
+            'lakerep_writes_if must be run_undecided, pruning, table_changed:OWNER.TABLE, '
+            ~ 'member_changed:TARGET or operational_errors, not ' ~ condition
         ) }}
     {%- endif -%}
 {% endmacro %}

@@ -4,6 +4,7 @@
         incremental_strategy='merge',
         unique_key=['apply_qual', 'set_name', 'target_table', 'IBMSNAP_INTENTSEQ', 'IBMSNAP_OPERATION'],
         on_schema_change='fail',
+        lakerep_writes_if='operational_errors',
     )
 }}
 
@@ -11,8 +12,11 @@
     The apply exceptions table (SPEC §5): one row per operational error met outside a refresh
     window (an insert of an existing key, an update or delete of a missing one), with the
     change itself. A stopped set meets the same change again every cycle until the target is
-    refreshed; the row is kept once, with the last cycle that met it.
+    refreshed; the row is kept once, with the last cycle that met it. A cycle without an
+    operational error (apply_set_status counts them) writes nothing.
 -#}
+
+-- depends_on: {{ ref('apply_set_status') }}
 
 with
 

@@ -1,11 +1,12 @@
-{{ config(materialized='table') }}
+{{ config(materialized='view') }}
 
 {#-
     The Apply status of each subscription set in the current cycle (SPEC §5): GAP (a member
     needs a refresh its source's DISABLE_REFRESH forbids), WAITING (a member waits for a source
     snapshot), STOPPED (an operational error outside a refresh window, in a set whose policy is
-    stop), else APPLIED. Targets are written only in an APPLIED cycle. A table: every target
-    and its pre-hook read it, so it is worked out once per cycle.
+    stop), else APPLIED. Targets are written only in an APPLIED cycle. A view: the targets, their
+    pre-hooks and apply_exceptions read it once per invocation (lakerep_set_status), so nothing
+    has to be stored; its inputs, the current plan and change models, are fixed once it runs.
 -#}
 
 with

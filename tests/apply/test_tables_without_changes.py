@@ -1,0 +1,145 @@
+"""A registered table, or a member, with nothing in the cycle writes nothing (issue 21): its CD,
+CCD, change model and target get no Delta commit, while the tables with changes, including one
+whose UOW began in the previous cycle and commits in this one, get them all.
+
+A generated history (every table; the SALES members refreshed, the STOCK set stopped with a gap:
+INVENTORY.STOCK has DISABLE_REFRESH), then two cycles of hand-made records on SALES.ORDERS only:
+the first lands a UOW's insert without its commit, the second its commit and a whole second UOW.
+SALES.CUSTOMERS, SALES.ORDER_LINES and INVENTORY.STOCK have nothing in either cycle.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from apply.apply_support import MEMBERS, assert_target_equals_the_oracle, sql, target_history, trail
+
+from lakerep import landing
+from lakerep.lake import reset_lake
+from lakerep.pipeline import land_refresh_snapshots, land_workload
+from lakerep.pipeline import run_cycle as pipeline_cycle
+from lakerep.scaffold import ccd_model_name, cd_model_name
+from lakerep.summary import relation_name
+
+CUSTOMERS, LINES, ORDERS, STOCK = (
+    MEMBERS[name] for name in ("customers_copy", "order_lines_pit", "orders_history", "stock_copy")
+)
+UNTOUCHED = (CUSTOMERS, LINES, STOCK)
+OPEN_ORDER_ID, NEXT_ORDER_ID = 900_000_001, 900_000_002
+LAST_TIME = "2026-01-01 06:00:00.000000"  # the generated history starts at 2026-01-01 00:00
+
+
+def untouched_models() -> list[str]:
+    models = []
+    for member in UNTOUCHED:
+        registration = member.registration
+        models += [
+            cd_model_name(registration),
+            ccd_model_name(registration),
+            member.changes_model,
+            member.target_table,
+        ]
+    return models
+
+
+def delta_versions(spark, model: str) -> int:
+    return len(spark.sql(f"describe history {relation_name(model)}").collect())
+
+
+def position(n: int) -> str:
+    return f"{n:020X}"
+
+
+def an_image(spark, member, **changes) -> str:
+    """A row image of the member's source as the log carries it (a landed one, changed)."""
+    registration = member.registration
+    image = spark.sql(
+        f"select after_image from {landing.SOURCE_LOG_TABLE} "
+        f"where source_owner = '{registration.source_owner}' "
+        f"and source_table = '{registration.source_table}' and record_type = 'I' limit 1"
+    ).collect()[0][0]
+    row = json.loads(image)
+    row.update(changes)
+    return json.dumps(row)
+
+
+def log_record(n: int, uow: int, kind: str, member=None, after_image: str | None = None) -> dict:
+    """A landing-format log record, a little after the history in source time (each cycle warm
+    starts, and LAG_LIMIT measures the restart point against the log's end)."""
+    registration = member.registration if member is not None else None
+    return {
+        "log_position": position(n),
+        "uow_id": position(uow),
+        "record_type": kind,
+        "source_owner": registration.source_owner if registration else None,
+        "source_table": registration.source_table if registration else None,
+        "log_timestamp": LAST_TIME,
+        "auth_id": "TESTER",
+        "auth_token": "untouched",
+        "before_image": None,
+        "after_image": after_image,
+    }
+
+
+def cycle() -> None:
+    pipeline_cycle(quiet=True, command="run")
+
+
+@pytest.fixture(scope="module")
+def lake(spark):
+    reset_lake()
+    landed = land_workload(records=600, seed=37, batch_records=600)
+    workload = landed.workload
+    landing.land_log_records(spark, workload.close_open_transactions().records)
+    land_refresh_snapshots(workload)
+    cycle()
+    assert {name: row["status"] for name, row in trail(spark).items()} == {"SALES": "APPLIED", "STOCK": "GAP"}
+    before = {model: delta_versions(spark, model) for model in untouched_models()}
+
+    end = int(workload.log_end_position, 16)
+    open_uow, next_uow = end + 0x100, end + 0x200
+    open_order = an_image(spark, ORDERS, order_id=OPEN_ORDER_ID)
+    landing.land_log_records(spark, [log_record(end + 0x10, open_uow, "I", ORDERS, open_order)])
+    cycle()
+    landing.land_log_records(
+        spark,
+        [
+            log_record(end + 0x20, next_uow, "I", ORDERS, an_image(spark, ORDERS, order_id=NEXT_ORDER_ID)),
+            log_record(end + 0x30, next_uow, "C"),
+            log_record(end + 0x40, open_uow, "C"),
+        ],
+    )
+    cycle()
+    commits = {NEXT_ORDER_ID: position(end + 0x30), OPEN_ORDER_ID: position(end + 0x40)}
+    return {"workload": workload, "before": before, "commits": commits}
+
+
+def test_tables_and_members_without_changes_get_no_delta_commit(spark, lake):
+    after = {model: delta_versions(spark, model) for model in untouched_models()}
+    assert after == lake["before"]
+
+
+def test_a_uow_begun_in_the_previous_cycle_reaches_the_ccd_and_its_target(spark, lake):
+    commits = lake["commits"]
+    ccd = relation_name(ccd_model_name(ORDERS.registration))
+    rows = spark.sql(
+        f"select order_id, IBMSNAP_COMMITSEQ from {ccd} where order_id in ({OPEN_ORDER_ID}, {NEXT_ORDER_ID})"
+    ).collect()
+    assert dict(rows) == commits
+    history = target_history(spark, ORDERS)
+    assert {row[3]["order_id"]: row[0] for row in history if row[3]["order_id"] in commits} == commits
+    trail_rows = trail(spark)
+    assert {name: (row["status"], row["rows_inserted"]) for name, row in trail_rows.items()} == {
+        "SALES": ("APPLIED", 2),
+        "STOCK": ("GAP", 0),
+    }
+    synchpoint = sql(spark, "select SYNCHPOINT from {register} where GLOBAL_RECORD = 'Y'")[0][0]
+    assert synchpoint == commits[OPEN_ORDER_ID]
+
+
+def test_the_untouched_targets_still_equal_the_oracle(spark, lake):
+    workload = lake["workload"]
+    last_commit = max(workload.oracle.commit_positions())
+    for member in (CUSTOMERS, LINES):
+        assert_target_equals_the_oracle(spark, workload, member, last_commit)
