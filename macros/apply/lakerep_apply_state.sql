@@ -63,11 +63,16 @@
 
 {#-
     SQL of the given columns of every member's change model in the current Apply cycle, with the
-    member's target_table (typed, empty when no member is declared). Argument: columns — [name,
-    data type] pairs.
+    member's target_table (typed, empty when no member is declared). A member that cannot change
+    its target this cycle has no rows in it, and its change model is not read
+    (lakerep_reads_member_this_cycle). Argument: columns — [name, data type] pairs.
 -#}
 {% macro lakerep_member_change_rows(columns) %}
-    {% for entry in lakerep_member_change_models() %}
+    {%- set entries = [] -%}
+    {%- for entry in lakerep_member_change_models() if lakerep_reads_member_this_cycle(entry.target_table) -%}
+        {%- do entries.append(entry) -%}
+    {%- endfor -%}
+    {% for entry in entries %}
         select
             {{ lakerep_string_literal(entry.target_table) }} as target_table,
             {%- for name, data_type in columns %}

@@ -1,7 +1,8 @@
 {#-
-    What may have something to write this cycle, decided before a per-table model sends any
-    statement (lakerep_writes_this_cycle). The relations are resolved by name, not ref: the
-    models that ask (CD, CCD, member change and target models) do not all ref them, and they
+    What may have something to write this cycle: decided before a per-table model sends any
+    statement (lakerep_writes_this_cycle), and by the control models that read every table or
+    member (so a cycle costs what its changes cost, not what is registered: issue 21). The
+    relations are resolved by name, not ref: the models that ask do not all ref them, and they
     all run after them in the DAG.
 -#}
 
@@ -13,12 +14,15 @@
     UOW still open when the previous cycle ended, which may commit now: the same bound
     lakerep_committed_changes reads), or a snapshot row landed in the window (a complete CCD
     takes it). A table outside it gets no CD row, no CCD row and no change for a member that was
-    up to date.
+    up to date. None when a relation it reads is not built: then every table may change.
 -#}
 {% macro lakerep_tables_in_cycle() %}
     {%- set window = _lakerep_cycle_window() -%}
     {%- set log = lakerep_control_relation('stg_source_log', schema='staging') -%}
     {%- set snapshots = lakerep_control_relation('stg_source_snapshot', schema='staging') -%}
+    {%- if window is none or log is none or snapshots is none -%}
+        {{ return(none) }}
+    {%- endif -%}
     {%- set query -%}
         select distinct concat(source_owner, '.', source_table) as source
         from {{ log }}
@@ -39,7 +43,8 @@
 
 {#- Whether one registered table's CD or CCD model may write this cycle: a cold start empties them. -#}
 {% macro lakerep_table_changes_this_cycle(source) %}
-    {{ return(_lakerep_cycle_window().cold_start or source in lakerep_tables_in_cycle()) }}
+    {%- set tables = lakerep_tables_in_cycle() -%}
+    {{ return(tables is none or _lakerep_cycle_window().cold_start or source in tables) }}
 {% endmacro %}
 
 
@@ -60,11 +65,12 @@
         {{ return(false) }}
     {%- endif -%}
     {%- set window = _lakerep_cycle_window() -%}
-    {%- if window.cold_start or window.reread_from is not none -%}
+    {%- set tables = lakerep_tables_in_cycle() -%}
+    {%- if tables is none or window.cold_start or window.reread_from is not none -%}
         {{ return(true) }}
     {%- endif -%}
     {%- set member = lakerep_member(target_table) -%}
-    {%- if member.source_owner ~ '.' ~ member.source_table in lakerep_tables_in_cycle() -%}
+    {%- if member.source_owner ~ '.' ~ member.source_table in tables -%}
         {{ return(true) }}
     {%- endif -%}
     {%- set previous = _lakerep_previous_capture_synchpoint(window) -%}
@@ -72,16 +78,39 @@
 {% endmacro %}
 
 
+{#-
+    Whether a control model that reads every registered table (capture_cycles, register) reads
+    this one in this cycle: a table outside lakerep_tables_in_cycle has nothing in the cycle, so
+    the model writes its part as literals, without touching its tables (issue 21: each Delta
+    table a statement touches costs a catalog lookup and a snapshot). Always at parse time, so
+    the model's refs are all known.
+-#}
+{% macro lakerep_reads_table_this_cycle(source_owner, source_table) %}
+    {{ return(not execute or lakerep_table_changes_this_cycle(source_owner ~ '.' ~ source_table)) }}
+{% endmacro %}
+
+
+{#- The same for a member's change model (apply_set_status, apply_exceptions, apply_trail read them). -#}
+{% macro lakerep_reads_member_this_cycle(target_table) %}
+    {{ return(not execute or lakerep_member_changes_this_cycle(target_table)) }}
+{% endmacro %}
+
+
+{#- The capture window (lakerep_capture_window), or none before capture_window is built. -#}
 {% macro _lakerep_cycle_window() %}
-    {{ return(lakerep_capture_window(lakerep_control_relation('capture_window'))) }}
+    {%- set relation = lakerep_control_relation('capture_window') -%}
+    {{ return(lakerep_capture_window(relation) if relation is not none else none) }}
 {% endmacro %}
 
 
 {#- Capture's synchpoint after the cycle before the current one (none before the second cycle). -#}
 {% macro _lakerep_previous_capture_synchpoint(window) %}
+    {%- set cycles = lakerep_control_relation('capture_cycles') -%}
+    {%- if cycles is none -%}
+        {{ return(none) }}
+    {%- endif -%}
     {%- set rows = lakerep_rows_once(
-        'select max_by(synchpoint, cycle_number) as synchpoint from '
-        ~ lakerep_control_relation('capture_cycles')
+        'select max_by(synchpoint, cycle_number) as synchpoint from ' ~ cycles
         ~ ' where cycle_number < ' ~ window.cycle_number
     ) -%}
     {{ return(rows[0].synchpoint if rows | length == 1 else none) }}

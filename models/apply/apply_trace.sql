@@ -1,38 +1,22 @@
-{{
-    config(
-        materialized='incremental',
-        incremental_strategy='append',
-        on_schema_change='fail',
-    )
-}}
+{{ config(materialized='view') }}
 
 {#-
     Apply's and pruning's rows of the trace (IBMSNAP_TRACE; the view `trace` joins them to
     Capture's): an APPLY row per set per committed Apply cycle, a REFRESH row per member it
     refreshed (with why: SYNCHPOINT 0, a requested refresh, a gap, an external refresh), a GAP
     row per member stopped by a gap with DISABLE_REFRESH, and a PRUNE row per pruned table.
+    A view: apply_trail, apply_plan and capture_prune keep every event it shows, so a cycle
+    writes nothing here (issue 21).
 -#}
 
 with
 
-new_apply_cycles as (
+apply_cycles as (
     select * from {{ ref('apply_trail') }}
-    {% if is_incremental() %}
-        where apply_cycle > (
-            select coalesce(max(traced.CYCLE), 0) from {{ this }} as traced
-            where traced.OPERATION in ('APPLY', 'REFRESH', 'GAP')
-        )
-    {% endif %}
 ),
 
-new_prunes as (
+prunes as (
     select * from {{ ref('capture_prune') }}
-    {% if is_incremental() %}
-        where pruned_at > (
-            select coalesce(max(traced.TRACE_TIME), timestamp '1900-01-01') from {{ this }} as traced
-            where traced.OPERATION = 'PRUNE'
-        )
-    {% endif %}
 ),
 
 apply_rows as (
@@ -48,7 +32,7 @@ apply_rows as (
         ) as DESCRIPTION,
         apply_cycle as CYCLE,
         cast(null as string) as RUN_ID
-    from new_apply_cycles
+    from apply_cycles
 ),
 
 member_event_rows as (
@@ -63,7 +47,7 @@ member_event_rows as (
         plan.apply_cycle as CYCLE,
         cast(null as string) as RUN_ID
     from {{ ref('apply_plan') }} as plan
-    inner join new_apply_cycles as trail
+    inner join apply_cycles as trail
         on
             plan.apply_cycle = trail.apply_cycle
             and plan.apply_qual = trail.apply_qual
@@ -83,7 +67,7 @@ prune_rows as (
         ) as DESCRIPTION,
         cast(null as bigint) as CYCLE,
         cast(null as string) as RUN_ID
-    from new_prunes
+    from prunes
 ),
 
 trace_rows as (

@@ -60,8 +60,25 @@ uows_committed as (
     where {{ lakerep_in_session_read(window, position='IBMSNAP_COMMITSEQ') }}
 ),
 
+-- A table with nothing in the cycle (lakerep_reads_table_this_cycle) has no row read and no
+-- UOW in flight: its row is literals, and its CD table is not touched.
 per_source as (
-    {% for entry in registered_models %}
+    select
+        cast(null as string) as source_owner,
+        cast(null as string) as source_table,
+        cast(null as bigint) as row_changes,
+        cast(null as string) as in_flight_restart1
+    where false
+    {%- for entry in registered_models if not lakerep_reads_table_this_cycle(entry.source_owner, entry.source_table) %}
+        union all
+        select
+            '{{ entry.source_owner }}' as source_owner,
+            '{{ entry.source_table }}' as source_table,
+            cast(0 as bigint) as row_changes,
+            cast(null as string) as in_flight_restart1
+    {%- endfor %}
+    {%- for entry in registered_models if lakerep_reads_table_this_cycle(entry.source_owner, entry.source_table) %}
+        union all
         select
             '{{ entry.source_owner }}' as source_owner,
             '{{ entry.source_table }}' as source_table,
@@ -75,8 +92,7 @@ per_source as (
                 inner join in_flight on cd.IBMSNAP_UOWID = in_flight.UOWID
                 where cd.IBMSNAP_INTENTSEQ >= (select resync.resync_position from resync)
             ) as in_flight_restart1
-        {{ 'union all' if not loop.last }}
-    {% endfor %}
+    {%- endfor %}
 ),
 
 cycle_rows as (

@@ -1,30 +1,19 @@
-{{
-    config(
-        materialized='incremental',
-        incremental_strategy='append',
-        on_schema_change='fail',
-    )
-}}
+{{ config(materialized='view') }}
 
 {#-
     The trace table (IBMSNAP_TRACE): one row per event. A run's restart decision per source
     (WARM, COLD, or ERROR when the start was refused) and a CAPTURE row per completed cycle.
-    A refused start stops the run before this model; its ERROR rows come with the next run.
+    A view: restart_decisions and capture_cycles keep every event it shows, so a cycle writes
+    nothing here (issue 21). A refused start shows its ERROR rows at once.
 -#}
 
 with
 
-new_decisions as (
+decisions as (
     select * from {{ ref('restart_decisions') }}
-    {% if is_incremental() %}
-        where run_id not in (
-            select traced.RUN_ID from {{ this }} as traced
-            where traced.OPERATION != 'CAPTURE'
-        )
-    {% endif %}
 ),
 
-new_cycles as (
+cycles as (
     select distinct
         cycle_number,
         run_id,
@@ -36,9 +25,6 @@ new_cycles as (
         resync_position,
         completed_at
     from {{ ref('capture_cycles') }}
-    {% if is_incremental() %}
-        where cycle_number > (select coalesce(max(traced.CYCLE), 0) from {{ this }} as traced)
-    {% endif %}
 ),
 
 decision_rows as (
@@ -52,7 +38,7 @@ decision_rows as (
         coalesce(refusal, message) as DESCRIPTION,
         cast(null as bigint) as CYCLE,
         run_id as RUN_ID
-    from new_decisions
+    from decisions
 ),
 
 cycle_rows as (
@@ -67,7 +53,7 @@ cycle_rows as (
         ) as DESCRIPTION,
         cycle_number as CYCLE,
         run_id as RUN_ID
-    from new_cycles
+    from cycles
 ),
 
 trace_rows as (

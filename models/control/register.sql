@@ -57,16 +57,23 @@ capture_synchpoint as (
     left join previous as previous_global on previous_global.GLOBAL_RECORD = 'Y'
 ),
 
+-- Only the tables with something in the cycle (lakerep_reads_table_this_cycle): no change of
+-- the others is committed in it.
 committed_in_window as (
-    {% for entry in registered_models %}
+    select
+        cast(null as string) as source_owner,
+        cast(null as string) as source_table,
+        cast(null as string) as newest_commitseq
+    where false
+    {%- for entry in registered_models if lakerep_reads_table_this_cycle(entry.source_owner, entry.source_table) %}
         {%- set registration = lakerep_registration(entry.source_owner, entry.source_table) %}
+        union all
         select
             '{{ entry.source_owner }}' as source_owner,
             '{{ entry.source_table }}' as source_table,
             max(IBMSNAP_COMMITSEQ) as newest_commitseq
         from ({{ lakerep_committed_changes(entry.cd, registration, window) }}) as committed_changes
-        {{ 'union all' if not loop.last }}
-    {% endfor %}
+    {%- endfor %}
 ),
 
 registrations as (
