@@ -4,16 +4,17 @@
     warm start (seed 002): the warm-start table's lowest SEQ; without a usable warm-start row,
     the register's global SYNCHPOINT, else the UOW table's highest COMMITSEQ, else the CD tables'
     highest INTENTSEQ; on an empty lake, the lowest position. Read by name: these tables are
-    written later in the cycle that reads this. With a warm-start row (every cycle after one that
-    read something), the other tables are not probed: the statement would touch every CD table.
+    written later in the cycle that reads this. The warm-start table is read first, on its own:
+    with a row (every cycle after one that read something) its SEQ is the answer, as a literal,
+    and the other tables are not probed (the statement would touch every CD table).
 -#}
 {% macro lakerep_resync_position() %}
     {%- set candidates = [] -%}
     {%- set warm_start = lakerep_control_relation('warm_start') -%}
     {%- if warm_start is not none -%}
-        {%- do candidates.append(['warm start table', 'select min(SEQ) from ' ~ warm_start]) -%}
-        {%- if run_query(candidates[0][1]).rows[0][0] is not none -%}
-            {{ return(_lakerep_resync_probes(candidates)) }}
+        {%- set lowest_seq = run_query('select min(SEQ) from ' ~ warm_start).rows[0][0] -%}
+        {%- if lowest_seq is not none -%}
+            {{ return('select ' ~ lakerep_string_literal(lowest_seq) | trim ~ " as resync_position, 'warm start table' as resync_source") }}
         {%- endif -%}
     {%- endif -%}
     {%- set register = lakerep_control_relation('register') -%}
@@ -34,12 +35,6 @@
     {%- if cd_queries -%}
         {%- do candidates.append(['cd tables', 'select max(position) from (' ~ cd_queries | join(' union all ') ~ ') as cd_positions']) -%}
     {%- endif %}
-    {{ return(_lakerep_resync_probes(candidates)) }}
-{% endmacro %}
-
-
-{#- SQL of the row: the first candidate ([label, query]) that gives a position. -#}
-{% macro _lakerep_resync_probes(candidates) %}
     select
         coalesce(min_by(position, priority), '{{ lakerep_lowest_position() }}') as resync_position,
         coalesce(min_by(label, priority), 'none') as resync_source
