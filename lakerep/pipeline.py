@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from lakerep import dbt, landing
 from lakerep.lake import lake_session
 from lakerep.subscriptions import load_members
-from lakerep.summary import RunSummary, highest_summarized_batch, summarize
+from lakerep.summary import RunSummary, highest_staged_batch, summarize
 from lakerep.workload.generator import Workload, WorkloadConfig
 
 APPLY_MODELS = "path:models/apply"
@@ -102,7 +102,7 @@ def run_cycle(
     summary of what it read. `run_vars` are dbt vars, such as the session run the cycle belongs to
     (lakerep_run_id; without it each cycle is a run of its own)."""
     spark = lake_session()
-    before = highest_summarized_batch(spark)
+    before = highest_staged_batch(spark)
     started = time.perf_counter()
     selection = [
         *(["--select", select] if select else []),

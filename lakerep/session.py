@@ -26,7 +26,7 @@ from lakerep.lake import lake_session
 from lakerep.pipeline import APPLY_MODELS
 from lakerep.registrations import load_registrations
 from lakerep.session_lock import session_lock
-from lakerep.summary import highest_summarized_batch, relation_name, summarize
+from lakerep.summary import highest_staged_batch, relation_name, summarize
 from lakerep.token_file import TokenFile, TokenPair, read_token_file, write_token_file
 
 START_TYPES = ("cold", "warm", "warmns", "recover")
@@ -218,7 +218,7 @@ def dbt_args(start: SessionStart, with_tests: bool) -> list[str]:
 def _cycle(home: Path, run_vars: dict, dbt_args: list[str]) -> CycleReport:
     with critical_section(home):
         spark = lake_session()
-        before = highest_summarized_batch(spark)
+        before = highest_staged_batch(spark)
         outcome = dbt.invoke([*dbt_args, "--vars", json.dumps(run_vars)], check=False, quiet=True)
     if outcome.exit_code != dbt.EXIT_OK:
         refusal = _refusal(spark, run_vars)

@@ -46,8 +46,11 @@ class RunSummary:
         )
 
 
-def highest_summarized_batch(spark) -> int:
-    table = relation_name("landing_batch_summary")
+def highest_staged_batch(spark) -> int:
+    """The highest landing batch validation has read (0 before the first): the batches above it
+    are what the next cycle reads. Read from stg_source_log_checked, whose max Delta answers from
+    its statistics; landing_batch_summary is a view over it with the same batches."""
+    table = relation_name("stg_source_log_checked")
     if not spark.catalog.tableExists(table):
         return 0
     return spark.sql(f"select coalesce(max(landing_batch), 0) from {table}").collect()[0][0]

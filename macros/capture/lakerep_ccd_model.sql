@@ -3,7 +3,8 @@
     the table's committed changes in commit order. Condensed (registered ccd_condensed): one row
     per key, its latest change (a delete stays as a 'D' row); merged on the key, and a change
     replaces the stored one only if it is later, so re-reading a window changes nothing.
-    Non-condensed: every change, merged on (INTENTSEQ, OPERATION). The stub sets unique_key.
+    Non-condensed: every change, merged on (INTENTSEQ, OPERATION), reading the stored rows at or
+    above the cycle's lowest position only (lakerep_merge_floor). The stub sets unique_key.
     Complete (registered ccd_complete): the rows of a source snapshot landed in the window come
     in too, as inserts at the unload start position; every change committed after it is later,
     so the snapshot row gives way to it whatever moment of the unload read the row.
@@ -13,6 +14,7 @@
 {{ config(
     materialized='incremental',
     incremental_strategy='merge',
+    lakerep_merge_floor='IBMSNAP_INTENTSEQ',
     on_schema_change='fail',
     lakerep_writes_if='table_changed:' ~ source_owner ~ '.' ~ source_table,
 ) }}

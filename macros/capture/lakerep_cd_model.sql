@@ -5,7 +5,8 @@
     columns (registered prefix + name) hold the row before it. A key-changing update of a table
     registered with key_updates_as_delete_insert becomes a delete of the old key and an insert
     of the new one, both at the update's log position. Merged on (INTENTSEQ, OPERATION), so
-    re-reading a window adds nothing twice.
+    re-reading a window adds nothing twice; the merge reads only the CD rows at or above the
+    cycle's lowest position (lakerep_merge_floor).
     A source reading again from its restart tokens (lakerep_source_window) takes every landed
     record at or above its RESTART1, except those of UOWs committed at or before its RESTART2.
     Arguments: source_owner, source_table — the registered table.
@@ -15,6 +16,7 @@
     materialized='incremental',
     incremental_strategy='merge',
     unique_key=['IBMSNAP_INTENTSEQ', 'IBMSNAP_OPERATION'],
+    lakerep_merge_floor='IBMSNAP_INTENTSEQ',
     on_schema_change='fail',
     pre_hook="{{ lakerep_discard_on_cold_start() }}",
     lakerep_writes_if='table_changed:' ~ source_owner ~ '.' ~ source_table,

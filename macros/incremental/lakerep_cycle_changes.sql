@@ -8,15 +8,27 @@
 
 
 {#-
-    The registered tables ("OWNER.TABLE") that may have something to write this capture cycle,
-    read once per invocation: a log record of theirs that the cycle reads (lakerep_in_session_read,
-    the union of every source's read), or at or above the previous resync position (a change of a
-    UOW still open when the previous cycle ended, which may commit now: the same bound
-    lakerep_committed_changes reads), or a snapshot row landed in the window (a complete CCD
-    takes it). A table outside it gets no CD row, no CCD row and no change for a member that was
-    up to date. None when a relation it reads is not built: then every table may change.
+    The registered tables ("OWNER.TABLE") that may have something to write this capture cycle
+    (lakerep_cycle_reads), or none when a relation it reads is not built: then every table may
+    change. A table outside it gets no CD row, no CCD row and no change for a member that was up
+    to date.
 -#}
 {% macro lakerep_tables_in_cycle() %}
+    {%- set reads = lakerep_cycle_reads() -%}
+    {{ return(none if reads is none else reads | map(attribute='source') | unique | list) }}
+{% endmacro %}
+
+
+{#-
+    What the capture cycle reads of each registered table, read once per invocation: one row
+    per table and kind with its lowest position (source, lowest_position). A table is there with
+    a log record of its that the cycle reads (lakerep_in_session_read, the union of every
+    source's read), or one at or above the previous resync position (a change of a UOW still
+    open when the previous cycle ended, which may commit now: the same bound
+    lakerep_committed_changes reads), or a snapshot row landed in the window (a complete CCD
+    takes it, at the unload start position). None when a relation it reads is not built.
+-#}
+{% macro lakerep_cycle_reads() %}
     {%- set window = _lakerep_cycle_window() -%}
     {%- set log = lakerep_control_relation('stg_source_log', schema='staging') -%}
     {%- set snapshots = lakerep_control_relation('stg_source_snapshot', schema='staging') -%}
@@ -24,7 +36,7 @@
         {{ return(none) }}
     {%- endif -%}
     {%- set query -%}
-        select distinct concat(source_owner, '.', source_table) as source
+        select concat(source_owner, '.', source_table) as source, min(log_position) as lowest_position
         from {{ log }}
         where
             is_registered_table
@@ -32,12 +44,14 @@
                 {{ lakerep_in_session_read(window) }}
                 or log_position >= {{ lakerep_string_literal(window.previous_resync_position) }}
             )
-        union
-        select distinct concat(source_owner, '.', source_table) as source
+        group by source_owner, source_table
+        union all
+        select concat(source_owner, '.', source_table) as source, min(unload_start_position) as lowest_position
         from {{ snapshots }}
         where {{ lakerep_in_capture_window(window) }}
+        group by source_owner, source_table
     {%- endset -%}
-    {{ return(lakerep_rows_once(query) | map(attribute='source') | list) }}
+    {{ return(lakerep_rows_once(query)) }}
 {% endmacro %}
 
 

@@ -3,6 +3,7 @@
         materialized='incremental',
         incremental_strategy='merge',
         unique_key='IBMSNAP_COMMITSEQ',
+        lakerep_merge_floor='IBMSNAP_COMMITSEQ',
         on_schema_change='fail',
         pre_hook="{{ lakerep_discard_on_cold_start() }}",
     )

@@ -1,27 +1,17 @@
-{{
-    config(
-        materialized='incremental',
-        incremental_strategy='merge',
-        unique_key='IBMSNAP_UOWID',
-        on_schema_change='fail',
-        pre_hook="{{ lakerep_discard_on_cold_start() }}",
-    )
-}}
+{{ config(materialized='view') }}
 
 {#-
     UOWs that ended with a rollback: their CD rows never reach a CCD and are pruned by
-    matching IBMSNAP_UOWID here.
+    matching IBMSNAP_UOWID here. A view over the valid log, which validation lets end a UOW
+    once (issue 21: a stored copy cost a Delta merge every cycle, and a cold start gains nothing
+    from forgetting a rollback).
 -#}
-
-{%- set window = lakerep_capture_window() %}
 
 with
 
 rollbacks as (
     select * from {{ ref('stg_source_log') }}
-    where
-        record_type = 'R'
-        and {{ lakerep_in_session_read(window) }}
+    where record_type = 'R'
 ),
 
 rollback_rows as (

@@ -1,18 +1,16 @@
-{{
-    config(
-        materialized='incremental',
-        incremental_strategy='append',
-        on_schema_change='fail',
-    )
-}}
+{{ config(materialized='view') }}
 
-{#- One row per landing batch: what landed and what validation made of it (the run summary). -#}
+{#-
+    One row per landing batch: what landed and what validation made of it (the run summary).
+    A view over stg_source_log_checked, which keeps every verdict (issue 21: a stored copy cost a
+    Delta write every cycle). A filter on landing_batch reaches the log's file statistics through
+    the grouping, so reading a run's batches reads only theirs.
+-#}
 
 with
 
 checked as (
     select * from {{ ref('stg_source_log_checked') }}
-    where {{ lakerep_new_landing_batches() }}
 ),
 
 quarantined_per_reason as (

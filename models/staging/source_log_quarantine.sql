@@ -1,20 +1,16 @@
-{{
-    config(
-        materialized='incremental',
-        incremental_strategy='append',
-        on_schema_change='fail',
-    )
-}}
+{{ config(materialized='view') }}
 
-{#- Landed log records that failed validation, verbatim, with the reason. Nothing is dropped. -#}
+{#-
+    Landed log records that failed validation, verbatim, with the reason. Nothing is dropped.
+    A view: stg_source_log_checked keeps every verdict, so a copy would cost a Delta write every
+    cycle for nothing (issue 21); Delta's null counts skip the files without a quarantined record.
+-#}
 
 with
 
 checked as (
     select * from {{ ref('stg_source_log_checked') }}
-    where
-        quarantine_reason is not null
-        and {{ lakerep_new_landing_batches() }}
+    where quarantine_reason is not null
 ),
 
 quarantined as (

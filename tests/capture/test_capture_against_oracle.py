@@ -4,6 +4,10 @@ read again."""
 
 from __future__ import annotations
 
+import os
+import re
+from pathlib import Path
+
 import pytest
 from ccd_support import actual_ccd_history, actual_condensed_state, expected_ccd_history, global_synchpoint
 
@@ -68,6 +72,24 @@ def check_against_oracle(spark, workload) -> None:
 
 def test_ccds_equal_the_oracle_at_the_capture_synchpoint(spark, captured):
     check_against_oracle(spark, captured)
+
+
+def test_the_merges_read_the_targets_from_the_cycles_lowest_position(spark, captured):
+    """The last cycle's CD and UOW merges keep a floor on the stored rows' position
+    (lakerep_merge_floor): at or below every record the cycle read, so a row read again still
+    meets its stored twin (the tests above), and above the first landing batch's lowest, so the
+    merge does not read the whole history."""
+    landed = spark.sql(
+        "select landing_batch, upper(log_position) as position from lakerep_raw.source_log"
+    ).collect()
+    last = max(row.landing_batch for row in landed)
+    lowest_read = min(row.position for row in landed if row.landing_batch == last)
+    lowest_landed = min(row.position for row in landed)
+    compiled = Path(os.environ["DBT_TARGET_PATH"]) / "run" / "lakerep" / "models" / "capture"
+    for path in [compiled / "uow.sql", *(compiled / "cd").glob("*.sql")]:
+        floor = re.search(r"DBT_INTERNAL_DEST\.IBMSNAP_\w+ >= '(\w+)'", path.read_text(encoding="utf-8"))
+        assert floor, path.name
+        assert lowest_landed < floor.group(1) <= lowest_read, path.name
 
 
 def test_uow_table_holds_the_committed_uows_that_changed_registered_tables(spark, captured):
