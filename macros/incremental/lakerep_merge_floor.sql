@@ -1,7 +1,7 @@
 {#-
     dbt-spark's MERGE (spark__get_merge_sql), with one more condition on the target for a model
     whose config `lakerep_merge_floor` names a log position column of its unique key (CD, UOW,
-    uow_rollbacks, non-condensed CCDs): `DBT_INTERNAL_DEST.<column> >= <floor>`, the cycle's
+    non-condensed CCDs): `DBT_INTERNAL_DEST.<column> >= <floor>`, the cycle's
     lowest position (lakerep_merge_floor). A row the cycle merges is at or above it, so a target
     row it matches is too; Delta keeps a target-only condition of ON as a file filter, so the
     merge reads the files of recent positions only, not the table's whole history (issue 21: a

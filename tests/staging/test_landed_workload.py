@@ -7,6 +7,7 @@ import json
 
 import pytest
 
+from lakerep import dbt
 from lakerep.lake import reset_lake
 from lakerep.pipeline import land_workload, run_cycle
 from lakerep.summary import relation_name
@@ -92,3 +93,22 @@ def test_a_snapshot_lands_with_its_unload_window(spark):
     assert sorted(repr(codec.decode(row["row_image"])) for row in landed) == sorted(
         repr({name: row[name] for name in names}) for row in snapshot.rows
     )
+
+
+def test_a_batch_staging_passed_over_fails_the_validation_check(spark, landed):
+    """Tamper: staging loses the records of one landing batch below the highest it processed.
+    The data test that guards validation fails, and its stored failure names that batch. (It
+    runs last for each landing order: the lake is rebuilt for the next.)"""
+    check = "assert_validation_keeps_every_landed_record"
+    landed_in_batch = spark.sql(
+        "select count(*) from lakerep_raw.source_log where landing_batch = 2"
+    ).collect()[0][0]
+    assert dbt.invoke(["test", "--select", check], check=False, quiet=True).exit_code == dbt.EXIT_OK
+    spark.sql(f"delete from {relation_name('stg_source_log_checked')} where landing_batch = 2")
+    outcome = dbt.invoke(["test", "--select", check, "--store-failures"], check=False, quiet=True)
+    assert outcome.exit_code != dbt.EXIT_OK
+    [failed] = [result for result in outcome.result.results if result.node.name == check]
+    failures = spark.sql(f"select * from {failed.node.relation_name}").collect()
+    assert [row.asDict() for row in failures] == [
+        {"landing_batch": 2, "landed_records": landed_in_batch, "checked_records": 0}
+    ]
