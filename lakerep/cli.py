@@ -13,7 +13,14 @@ import click
 from lakerep import apply_commands, dbt
 from lakerep.critical_section import CriticalSectionBusy
 from lakerep.lake import lake_session, reset_lake
-from lakerep.pipeline import LandingNotEmpty, land_refresh_snapshots, land_workload, run_cycle
+from lakerep.pipeline import (
+    LandingNotEmpty,
+    land_consistent_snapshots,
+    land_next_batch,
+    land_refresh_snapshots,
+    land_workload,
+    run_cycle,
+)
 from lakerep.registrations import RegistrationError
 from lakerep.session import START_TYPES, SessionStart, StartRefused, TokenFileNeeded, run_session
 from lakerep.session_lock import SessionActive, SessionLocked
@@ -219,24 +226,36 @@ def diff(target_tables: tuple[str, ...], at: str | None, limit: int) -> None:
 
 
 @main.command()
-@click.option("--records", type=click.IntRange(min=1), default=20_000, show_default=True)
+@click.option("--records", type=click.IntRange(min=2), default=20_000, show_default=True)
 @click.option("--seed", type=int, default=42, show_default=True)
 @click.option("--batch-records", type=click.IntRange(min=1), default=5_000, show_default=True)
 def demo(records: int, seed: int, batch_records: int) -> None:
-    """Start a fresh lake, land a generated workload, run the pipeline, print the summary."""
+    """Start a fresh lake, land a generated workload and run two cycles: the first over all but
+    its last batch, which refreshes the subscriptions from snapshots taken while transactions
+    went on; the second over the last batch and a consistent snapshot of every source at its last
+    commit, with which that build's data tests compare each target. Print the summaries."""
+    last_batch = min(batch_records, records // 2)
     with _user_errors():
         reset_lake()
-        landed = land_workload(records=records, seed=seed, batch_records=batch_records, progress=_echo)
-        snapshot_rows = land_refresh_snapshots(landed.workload)
+        landed = land_workload(
+            records=records - last_batch, seed=seed, batch_records=batch_records, progress=_echo
+        )
+        workload = landed.workload
+        snapshot_rows = land_refresh_snapshots(workload)
         _echo(f"landed {snapshot_rows:,} source snapshot rows for the first refresh of the subscriptions")
+        _echo(run_cycle().summary.line())
+        _echo(f"landed the last batch: {land_next_batch(workload, last_batch):,} records")
+        snapshot_rows = land_consistent_snapshots(workload)
+        _echo(f"landed {snapshot_rows:,} rows of consistent source snapshots at the last commit, to compare")
         cycle = run_cycle()
         _echo(cycle.summary.line())
         _echo(capture_line(lake_session()))
         for line in apply_lines(lake_session()):
             _echo(line)
+        _echo(cycle.snapshot_comparison_line() or "no target was compared with its source")
         _echo(
-            f"oracle: {len(landed.workload.oracle.commit_positions()):,} committed UOWs, "
-            f"{len(landed.workload.oracle.open_uows()):,} still open at the end of the log"
+            f"oracle: {len(workload.oracle.commit_positions()):,} committed UOWs, "
+            f"{len(workload.oracle.open_uows()):,} still open at the end of the log"
         )
 
 

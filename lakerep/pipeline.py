@@ -5,13 +5,17 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from lakerep import dbt, landing
 from lakerep.lake import lake_session
 from lakerep.subscriptions import load_members
 from lakerep.summary import RunSummary, highest_staged_batch, summarize
 from lakerep.workload.generator import Workload, WorkloadConfig
+
+MATCHES_SNAPSHOT = "lakerep_matches_source_snapshot"
+HAS_SNAPSHOT = "lakerep_has_a_snapshot_to_compare"
+"""The data tests that compare each target with its source, and warn when they could not."""
 
 APPLY_MODELS = "path:models/apply"
 """dbt selector of Apply's models (subscriptions, targets, pruning): `--exclude` it to run Capture alone."""
@@ -70,6 +74,26 @@ class CycleResult:
     summary: RunSummary
     seconds: float
     model_seconds: dict[str, float]
+    # (generic test, model tested) -> dbt's status (pass, warn, fail, error) of each data test built
+    test_statuses: dict[tuple[str, str], str] = field(default_factory=dict)
+
+    def snapshot_comparison_line(self) -> str | None:
+        """What the build's lakerep_matches_source_snapshot tests compared (None: none ran)."""
+        compared = sorted(t for (test, t), s in self.test_statuses.items() if test == MATCHES_SNAPSHOT)
+        if not compared:
+            return None
+        not_compared = sorted(
+            t for (test, t), s in self.test_statuses.items() if test == HAS_SNAPSHOT and s != "pass"
+        )
+        differ = sorted(
+            t for (test, t), s in self.test_statuses.items() if test == MATCHES_SNAPSHOT and s != "pass"
+        )
+        equal = sorted(set(compared) - set(not_compared) - set(differ))
+        return (
+            f"compared with a consistent snapshot of their source at their synchpoint: {len(equal)} targets "
+            f"equal ({', '.join(equal) or 'none'}), {len(differ)} differ ({', '.join(differ) or 'none'}); "
+            f"not compared, with a warning: {', '.join(not_compared) or 'none'}"
+        )
 
 
 def land_refresh_snapshots(workload: Workload) -> int:
@@ -87,6 +111,28 @@ def land_refresh_snapshots(workload: Workload) -> int:
         _, count = landing.land_snapshot_rows(spark, workload.snapshot(source, start, end).to_landing_rows())
         rows += count
     return rows
+
+
+def land_consistent_snapshots(workload: Workload) -> int:
+    """Unload every subscribed source at the last commit written, with no transaction going on
+    (start = end): the snapshots the data test lakerep_matches_source_snapshot compares each
+    target with once Apply has reached that commit. Returns the rows landed."""
+    commits = workload.oracle.commit_positions()
+    if not commits:
+        return 0
+    spark = lake_session()
+    rows = 0
+    for source in sorted({member.source for member in load_members()}):
+        snapshot = workload.snapshot(source, commits[-1], commits[-1])
+        _, count = landing.land_snapshot_rows(spark, snapshot.to_landing_rows())
+        rows += count
+    return rows
+
+
+def land_next_batch(workload: Workload, records: int) -> int:
+    """Land the workload's next batch of `records` log records; returns the records landed."""
+    _, count = landing.land_log_records(lake_session(), workload.next_batch(records).records)
+    return count
 
 
 def run_cycle(
@@ -116,4 +162,11 @@ def run_cycle(
         for result in outcome.result.results
         if result.node.resource_type == "model"
     }
-    return CycleResult(summarize(spark, before), seconds, model_seconds)
+    test_statuses = {
+        (result.node.test_metadata.name, result.node.attached_node.split(".")[-1]): str(result.status)
+        for result in outcome.result.results
+        if result.node.resource_type == "test"
+        and getattr(result.node, "test_metadata", None)
+        and result.node.attached_node
+    }
+    return CycleResult(summarize(spark, before), seconds, model_seconds, test_statuses)

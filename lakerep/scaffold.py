@@ -288,6 +288,8 @@ def _apply_contracts(members: list[Member]) -> str:
                 "data_tests": [
                     _unique_combination(target_unique_key(member)),
                     {"lakerep_matches_source_snapshot": {"arguments": {"target_table": member.target_table}}},
+                    {"lakerep_has_a_snapshot_to_compare":
+                        {"arguments": {"target_table": member.target_table}}},
                 ],
             }
         )  # fmt: skip

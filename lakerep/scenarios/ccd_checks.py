@@ -12,6 +12,10 @@ The rows compared are tuples (IBMSNAP_COMMITSEQ, IBMSNAP_INTENTSEQ, IBMSNAP_OPER
 IBMSNAP_LOGMARKER, user columns...). A snapshot row's LOGMARKER is the time its unload landed,
 which the oracle does not know: the check compares it with the landing table and puts
 SNAPSHOT_LANDED in its place.
+
+No row may be held twice at the CCD's grain, which the check takes from SPEC §3 and the
+registration declaration (ccd_rows_held_twice), not from the model's merge key: a wrong key
+there must not hide its own duplicates.
 """
 
 from __future__ import annotations
@@ -78,6 +82,30 @@ def ccd_differences(
     return extra, missing
 
 
+def ccd_rows_held_twice(registration: Registration, held: list[tuple]) -> list[tuple]:
+    """The rows of a CCD that another row holds at the same grain (SPEC §3): condensed, a key
+    holds one row, its latest change; not condensed, a change is one row per operation it wrote
+    (its log position, INTENTSEQ, and OPERATION: a key update registered as a delete/insert pair
+    writes two), and a snapshot row (complete: all sit at their unload start) one per key."""
+    key_of = _key_of(registration)
+
+    def grain_of(row: tuple) -> tuple:
+        if registration.ccd_condensed:
+            return key_of(row)
+        if row[3] == SNAPSHOT_LANDED:
+            return ("snapshot row", row[1], *key_of(row))
+        return ("change", row[1], row[2])
+
+    seen: set[tuple] = set()
+    doubled = []
+    for row in held:
+        grain = grain_of(row)
+        if grain in seen:
+            doubled.append(row)
+        seen.add(grain)
+    return doubled
+
+
 def _order(row: tuple) -> tuple:
     return row[0], row[1], row[2]
 
@@ -115,6 +143,8 @@ def check_consistent_change_data(
             if source == name and registration.ccd_complete
             for row in ccd_rows_of_snapshot(workload.snapshot(source, start, end), registration)
         ]
+        doubled = ccd_rows_held_twice(registration, held)
+        assert not doubled, f"{model}: {len(doubled)} rows held twice at its grain (first {doubled[0]})"
         extra, missing = ccd_differences(registration, held, changes, snapshot_rows, required_after[name])
         assert not extra, (
             f"{model}: {len(extra)} rows the source never had, or with other values (first {extra[0]})"
@@ -125,7 +155,7 @@ def check_consistent_change_data(
             f"the latest of their key (first {missing[0]})"
         )
         compared += len(held)
-    return f"CCD tables: {compared} rows are the source's changes and snapshot rows, none missing"
+    return f"CCD tables: {compared} rows are the source's changes and snapshot rows, none missing or twice"
 
 
 def _snapshot_landing_times(spark) -> dict[str, dict[str, set]]:

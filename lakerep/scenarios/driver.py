@@ -158,8 +158,9 @@ def recheck_lake() -> tuple[int, list[str]]:
 
 
 class Driver:
-    def __init__(self, schedule: Schedule) -> None:
+    def __init__(self, schedule: Schedule, *, min_crashes: int = MIN_CRASHES) -> None:
         self.schedule = schedule
+        self.min_crashes = min_crashes  # extra crashing steps follow the schedule until this many
         self.rng = random.Random(f"lakerep-scenario-driver-{schedule.seed}")
         self.workload = Workload(
             seed=schedule.seed, config=WorkloadConfig(landing_order=schedule.landing_order)
@@ -181,7 +182,7 @@ class Driver:
             self.step(step)
             progress(f"  step {number}: {step.describe()} -> {self.journal.events[-1]}")
         extra = 0
-        while len(self.journal.crashes) < MIN_CRASHES and extra < 3 * MIN_CRASHES:
+        while len(self.journal.crashes) < self.min_crashes and extra < 3 * self.min_crashes:
             extra += 1
             self.step(Step(records=self.rng.randint(40, 160), event="warm", crash_fraction=self.rng.random()))
             progress(f"  extra crash step: {self.journal.events[-1]}")

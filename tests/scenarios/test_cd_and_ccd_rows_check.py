@@ -16,6 +16,7 @@ from lakerep.registrations import load_registrations
 from lakerep.scenarios.ccd_checks import (
     SNAPSHOT_LANDED,
     ccd_differences,
+    ccd_rows_held_twice,
     ccd_rows_of_changes,
     ccd_rows_of_snapshot,
 )
@@ -156,3 +157,20 @@ def test_in_a_condensed_ccd_a_snapshot_row_gives_way_only_to_a_later_change():
     assert ccd_differences(ORDER_LINES, changes[1:], changes, early, None) == ([], [])
     assert ccd_differences(ORDER_LINES, changes[1:], changes, early + late, None) == ([], late)
     assert ccd_differences(ORDER_LINES, late, changes, early + late, None) == ([], [])
+
+
+def test_a_history_ccd_holds_a_change_once_per_operation_and_a_snapshot_row_once_per_key():
+    changes, snapshot = stock_history(), snapshot_rows(STOCK, "0050", BIN, QUIET_BIN)
+    assert ccd_rows_held_twice(STOCK, changes + snapshot) == []
+    moved = (*changes[1][:2], "D", *changes[1][3:])  # the same change, another operation: a key update's pair
+    assert ccd_rows_held_twice(STOCK, [*changes, moved]) == []
+    assert ccd_rows_held_twice(STOCK, [*changes, *snapshot, changes[1]]) == [changes[1]]
+    assert ccd_rows_held_twice(STOCK, [*changes, *snapshot, snapshot[0]]) == [snapshot[0]]
+    reloaded = (*snapshot[0][:4], *BIN_FEWER)  # a second row of the first key in the same unload
+    assert ccd_rows_held_twice(STOCK, [*snapshot, reloaded]) == [reloaded]
+
+
+def test_a_condensed_ccd_holds_one_row_per_key():
+    changes = lines_history()
+    assert ccd_rows_held_twice(ORDER_LINES, changes[1:]) == []
+    assert ccd_rows_held_twice(ORDER_LINES, changes) == [changes[1]]
