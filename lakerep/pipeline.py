@@ -78,22 +78,33 @@ class CycleResult:
     test_statuses: dict[tuple[str, str], str] = field(default_factory=dict)
 
     def snapshot_comparison_line(self) -> str | None:
-        """What the build's lakerep_matches_source_snapshot tests compared (None: none ran)."""
-        compared = sorted(t for (test, t), s in self.test_statuses.items() if test == MATCHES_SNAPSHOT)
-        if not compared:
+        """What the build's snapshot tests found per target (None: none ran). Equal only when
+        lakerep_matches_source_snapshot passed and lakerep_has_a_snapshot_to_compare said it
+        compared; a target either test errored or skipped is unchecked, never equal."""
+        targets = sorted({t for (test, t) in self.test_statuses if test in (MATCHES_SNAPSHOT, HAS_SNAPSHOT)})
+        if not targets:
             return None
-        not_compared = sorted(
-            t for (test, t), s in self.test_statuses.items() if test == HAS_SNAPSHOT and s != "pass"
+        found: dict[str, list[str]] = {"equal": [], "differ": [], "not compared": [], "unchecked": []}
+        for target in targets:
+            matches = self.test_statuses.get((MATCHES_SNAPSHOT, target))
+            compared = self.test_statuses.get((HAS_SNAPSHOT, target))
+            if matches == "fail":
+                found["differ"].append(target)
+            elif matches == "pass" and compared == "pass":
+                found["equal"].append(target)
+            elif matches == "pass" and compared == "warn":
+                found["not compared"].append(target)
+            else:
+                found["unchecked"].append(target)
+        line = (
+            "compared with a consistent snapshot of their source at their synchpoint: "
+            f"{len(found['equal'])} targets equal ({', '.join(found['equal']) or 'none'}), "
+            f"{len(found['differ'])} differ ({', '.join(found['differ']) or 'none'}); "
+            f"not compared, with a warning: {', '.join(found['not compared']) or 'none'}"
         )
-        differ = sorted(
-            t for (test, t), s in self.test_statuses.items() if test == MATCHES_SNAPSHOT and s != "pass"
-        )
-        equal = sorted(set(compared) - set(not_compared) - set(differ))
-        return (
-            f"compared with a consistent snapshot of their source at their synchpoint: {len(equal)} targets "
-            f"equal ({', '.join(equal) or 'none'}), {len(differ)} differ ({', '.join(differ) or 'none'}); "
-            f"not compared, with a warning: {', '.join(not_compared) or 'none'}"
-        )
+        if found["unchecked"]:
+            line += f"; unchecked (a test errored or was skipped): {', '.join(found['unchecked'])}"
+        return line
 
 
 def land_refresh_snapshots(workload: Workload) -> int:
@@ -116,7 +127,9 @@ def land_refresh_snapshots(workload: Workload) -> int:
 def land_consistent_snapshots(workload: Workload) -> int:
     """Unload every subscribed source at the last commit written, with no transaction going on
     (start = end): the snapshots the data test lakerep_matches_source_snapshot compares each
-    target with once Apply has reached that commit. Returns the rows landed."""
+    target with once Apply has reached that commit. Like every snapshot landed, a complete CCD
+    takes them in (a condensed one then holds, per key, the snapshot's row at that commit).
+    Returns the rows landed."""
     commits = workload.oracle.commit_positions()
     if not commits:
         return 0

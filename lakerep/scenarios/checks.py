@@ -15,8 +15,10 @@
   after its CD_OLD_SYNCHPOINT, each source's restart tokens lose no change of a
   landed transaction open at RESTART2, and each member's SYNCHPOINT is its set's last applied
   synchpoint;
-- the trace explains every cold start and every refresh, there is no cold start the scenario
-  did not ask for, and every refresh it asked for was done.
+- there is no cold start the scenario did not ask for (no automatic one, and as many as it
+  started), every refresh it asked for was done, and the trace shows each cold start and refresh
+  (its rows are views of the same decisions and plans, so that part guards the views, not the
+  data).
 
 During the scenario, every prune within RETENTION_LIMIT is checked to leave each member the
 changes it still needs (check_prune_keeps_what_members_need).

@@ -4,7 +4,8 @@
     comparison as `lakerep diff`. Nothing to compare (lakerep_diff_subject says why: a target that
     cannot be compared, a model not built yet, no synchpoint or no such snapshot landed): no rows.
     That is looked up first, so a `dbt build` without a snapshot to compare pays two small
-    queries per target, not a diff.
+    queries per target, not a diff (and lakerep_has_a_snapshot_to_compare, which warns then,
+    two more).
     Argument: target_table — the member's target (the model tested).
 -#}
 {% test lakerep_matches_source_snapshot(model, target_table) %}

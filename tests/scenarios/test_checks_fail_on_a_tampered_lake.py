@@ -63,6 +63,7 @@ def tampered(spark, model: str, statement: str):
 def assert_fails(check, spark, model: str, statement: str, match: str) -> None:
     """`check()` passes on the lake, and fails with a message matching `match` once `statement`
     has tampered with the model's table."""
+    check()
     with tampered(spark, model, statement), pytest.raises(AssertionError, match=match):
         check()
 
@@ -86,11 +87,14 @@ def test_every_check_passes_on_the_untouched_lake(spark, scenario):
     assert scenario.journal.cold_starts == 1 and scenario.journal.prunes == 1
     asked = {action for _, action, _ in scenario.journal.refreshes_asked}
     assert asked == {"REFRESH", "EXTERNAL_REFRESH"}
-    checks.check_prune_keeps_what_members_need(spark, checks.prune_bounds(spark))
 
 
 def test_a_changed_target_row_fails_the_diff_naming_its_key(spark, scenario):
-    key = one(spark, f"select min(customer_id) from {relation_name('customers_copy')}")[0]
+    # a plain key (the generator gives some keys quotes and backslashes): a plain literal and regex
+    key = one(
+        spark,
+        f"select min(customer_id) from {relation_name('customers_copy')} where customer_id rlike '^C[0-9]+$'",
+    )[0]
     assert_fails(
         lambda: checks.check_targets_equal_the_oracle(spark, scenario.workload),
         spark,
@@ -216,7 +220,7 @@ def test_a_changed_ccd_value_fails_the_ccd_check_naming_the_row(spark, scenario)
         spark,
         model,
         f"update {{table}} set quantity = -7 where order_id = {order_id} and line_no = {line_no}",
-        rf"{model}: 1 rows the source never had, .*{order_id}, {line_no}, '[^']*', -7",
+        rf"{model}: 1 rows the source never had, .*{order_id}, {line_no}, .*, -7, ",
     )
 
 
