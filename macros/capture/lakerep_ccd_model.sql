@@ -7,7 +7,8 @@
     above the cycle's lowest position only (lakerep_merge_floor). The stub sets unique_key.
     Complete (registered ccd_complete): the rows of a source snapshot landed in the window come
     in too, as inserts at the unload start position; every change committed after it is later,
-    so the snapshot row gives way to it whatever moment of the unload read the row.
+    so the snapshot row gives way to it whatever moment of the unload read the row. An unload
+    landed twice in one window counts once: one row per key at its start.
     Arguments: source_owner, source_table — the registered table.
 -#}
 {% macro lakerep_ccd_model(source_owner, source_table) %}
@@ -70,6 +71,31 @@ ccd_rows as (
                 and latest.IBMSNAP_INTENTSEQ > stored.IBMSNAP_INTENTSEQ
             )
     {% endif %}
+)
+{% elif registration.ccd_complete %}
+{#- The same unload landed twice in one window (a retried landing): one row per key at its start. #}
+ranked_copies as (
+    select
+        *,
+        row_number() over (
+            partition by IBMSNAP_INTENTSEQ, IBMSNAP_OPERATION,
+                {% for key in keys %}`{{ key }}`{{ ', ' if not loop.last }}{% endfor %}
+            order by IBMSNAP_LOGMARKER desc
+        ) as copy_rank
+    from committed_changes
+),
+
+ccd_rows as (
+    select
+        IBMSNAP_COMMITSEQ,
+        IBMSNAP_INTENTSEQ,
+        IBMSNAP_OPERATION,
+        IBMSNAP_LOGMARKER,
+        {%- for column in registration.columns %}
+            `{{ column.name }}`{{ ',' if not loop.last }}
+        {%- endfor %}
+    from ranked_copies
+    where copy_rank = 1
 )
 {% else %}
 ccd_rows as (
