@@ -1,6 +1,7 @@
 {#-
     Body of the change data (CD) model of one registered table (SPEC §3): one row per captured
-    row change in the capture window, of committed and still-open UOWs alike.
+    row change in the capture window, of committed and still-open UOWs alike. A row never
+    changes once written: its key is a log position (lakerep_rows_never_change).
     User columns hold the row after the change (for a delete, the deleted row); before-image
     columns (registered prefix + name) hold the row before it. A key-changing update of a table
     registered with key_updates_as_delete_insert becomes a delete of the old key and an insert
@@ -17,6 +18,7 @@
     incremental_strategy='merge',
     unique_key=['IBMSNAP_INTENTSEQ', 'IBMSNAP_OPERATION'],
     lakerep_merge_floor='IBMSNAP_INTENTSEQ',
+    lakerep_rows_never_change=true,
     on_schema_change='fail',
     pre_hook="{{ lakerep_discard_on_cold_start() }}",
     lakerep_writes_if='table_changed:' ~ source_owner ~ '.' ~ source_table,

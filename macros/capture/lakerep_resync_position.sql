@@ -12,7 +12,7 @@
     {%- set candidates = [] -%}
     {%- set warm_start = lakerep_control_relation('warm_start') -%}
     {%- if warm_start is not none -%}
-        {%- set lowest_seq = run_query('select min(SEQ) from ' ~ warm_start).rows[0][0] -%}
+        {%- set lowest_seq = lakerep_oldest_in_flight_seq(warm_start) -%}
         {%- if lowest_seq is not none -%}
             {{ return('select ' ~ lakerep_string_literal(lowest_seq) | trim ~ " as resync_position, 'warm start table' as resync_source") }}
         {%- endif -%}
@@ -46,4 +46,16 @@
         {%- endfor %}
     ) as probes
     where position is not null
+{% endmacro %}
+
+
+{#-
+    The warm-start table's lowest SEQ (the begin of the oldest UOW still in flight, or the
+    highest position read when none is), one query at compile time; none when it has no row.
+-#}
+{% macro lakerep_oldest_in_flight_seq(warm_start) %}
+    {%- if not execute -%}
+        {{ return(none) }}
+    {%- endif -%}
+    {{ return(run_query('select min(SEQ) from ' ~ warm_start).rows[0][0]) }}
 {% endmacro %}

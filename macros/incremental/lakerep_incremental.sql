@@ -6,12 +6,14 @@
     Such a model names its condition in config `lakerep_writes_if` (lakerep_writes_this_cycle);
     its first build and a full refresh always run. A table model skipped keeps the rows of the
     cycle that last wrote it, so its readers filter on the cycle they want.
+    A model with config `lakerep_file_skipping=false` is built with Delta's file skipping off
+    (lakerep_file_skipping).
 -#}
 {% materialization incremental, adapter='spark', supported_languages=['sql', 'python'] -%}
     {%- if lakerep_skips_this_cycle() -%}
         {{ return(lakerep_skip()) }}
     {%- endif -%}
-    {{ return(dbt.materialization_incremental_spark()) }}
+    {{ return(lakerep_with_file_skipping(dbt.materialization_incremental_spark)) }}
 {%- endmaterialization %}
 
 
@@ -19,7 +21,7 @@
     {%- if lakerep_skips_this_cycle() -%}
         {{ return(lakerep_skip()) }}
     {%- endif -%}
-    {{ return(dbt.materialization_table_spark()) }}
+    {{ return(lakerep_with_file_skipping(dbt.materialization_table_spark)) }}
 {%- endmaterialization %}
 
 
@@ -74,3 +76,39 @@
         ) }}
     {%- endif -%}
 {% endmacro %}
+
+
+{#-
+    Runs a materialization with Delta's file skipping (spark.databricks.delta.stats.skipping) as
+    the model's config `lakerep_file_skipping` says (default: on), and puts it back on after.
+    Skipping costs a Spark job per table scan while Spark plans the statement (Delta parses
+    every file's statistics), and it can only leave out files for a filter of literals on a
+    column. A model whose scans have no such filter (it reads whole control tables, or filters
+    by a subquery) gains nothing from it: apply_plan, apply_trail and capture_window run without
+    it, 0.2-0.7 s less each (ADR 0006). A model that failed leaves it off: every invocation turns
+    it on again first (on-run-start).
+-#}
+{% macro lakerep_with_file_skipping(materialization) %}
+    {%- set skipping = config.get('lakerep_file_skipping', true) -%}
+    {%- if not skipping -%}
+        {%- do lakerep_file_skipping(false) -%}
+    {%- endif -%}
+    {%- set result = materialization() -%}
+    {%- if not skipping -%}
+        {%- do lakerep_file_skipping(true) -%}
+    {%- endif -%}
+    {{ return(result) }}
+{% endmacro %}
+
+
+{#- Turns Delta's file skipping on or off for this session's next statements. -#}
+{% macro lakerep_file_skipping(enabled) %}
+    {%- call statement('lakerep_file_skipping') -%}
+        {{ lakerep_file_skipping_sql(enabled) }}
+    {%- endcall -%}
+{% endmacro %}
+
+
+{% macro lakerep_file_skipping_sql(enabled) -%}
+    set spark.databricks.delta.stats.skipping = {{ 'true' if enabled else 'false' }}
+{%- endmacro %}

@@ -7,6 +7,11 @@
     merge reads the files of recent positions only, not the table's whole history (issue 21: a
     cycle's cost follows its changes, not the size of the tables). Without a floor (nothing read,
     or a key without the column) it is dbt-spark's merge unchanged.
+    A model whose rows never change once written (config `lakerep_rows_never_change`: CD and UOW,
+    whose key is a log position, and a log record is immutable) merges without `when matched`:
+    a row already held is left as it is, and Delta's insert-only MERGE reads the target once to
+    leave out what it holds, where an update clause costs a pass to find the touched files, a
+    materialized source and a rewrite (issue 21: three Spark jobs fewer per CD merge).
 -#}
 {% macro spark__get_merge_sql(target, source, unique_key, dest_columns, incremental_predicates) %}
     {%- set predicates = [] if incremental_predicates is none else [] + incremental_predicates -%}
@@ -18,7 +23,23 @@
             {%- do predicates.append('DBT_INTERNAL_DEST.' ~ column ~ ' >= ' ~ lakerep_string_literal(floor)) -%}
         {%- endif -%}
     {%- endif -%}
+    {%- if config.get('lakerep_rows_never_change', false) and keys -%}
+        {{ return(lakerep_insert_new_rows_sql(target, source, keys, predicates)) }}
+    {%- endif -%}
     {{ return(dbt.spark__get_merge_sql(target, source, unique_key, dest_columns, predicates)) }}
+{% endmacro %}
+
+
+{#- A MERGE that inserts the source rows whose key the target does not hold, and changes nothing. -#}
+{% macro lakerep_insert_new_rows_sql(target, source, keys, predicates) %}
+    {%- set conditions = [] + predicates -%}
+    {%- for key in keys -%}
+        {%- do conditions.append('DBT_INTERNAL_SOURCE.' ~ key ~ ' = DBT_INTERNAL_DEST.' ~ key) -%}
+    {%- endfor -%}
+    merge into {{ target }} as DBT_INTERNAL_DEST
+    using {{ source }} as DBT_INTERNAL_SOURCE
+    on {{ conditions | join(' and ') }}
+    when not matched then insert *
 {% endmacro %}
 
 

@@ -4,6 +4,7 @@
         incremental_strategy='merge',
         unique_key='IBMSNAP_COMMITSEQ',
         lakerep_merge_floor='IBMSNAP_COMMITSEQ',
+        lakerep_rows_never_change=true,
         on_schema_change='fail',
         pre_hook="{{ lakerep_discard_on_cold_start() }}",
     )

@@ -18,6 +18,10 @@
 {%- set window = lakerep_capture_window() %}
 {#- Refs every CD and CCD: these rows are written only after all of them. #}
 {%- set registered_models = lakerep_registered_models() %}
+{%- set resync_position = lakerep_oldest_in_flight_seq(ref('warm_start')) %}
+{%- set in_flight_since_resync = (
+    ' or IBMSNAP_INTENTSEQ >= ' ~ lakerep_string_literal(resync_position) if resync_position is not none else ''
+) %}
 
 with
 
@@ -41,8 +45,9 @@ in_flight as (
     from {{ ref('warm_start') }}
 ),
 
+-- The begin of the oldest UOW still in flight (warm_start, written earlier in this cycle).
 resync as (
-    select min(SEQ) as resync_position from in_flight
+    select {{ lakerep_string_literal(resync_position) }} as resync_position
 ),
 
 log_read as (
@@ -60,39 +65,47 @@ uows_committed as (
     where {{ lakerep_in_session_read(window, position='IBMSNAP_COMMITSEQ') }}
 ),
 
--- A table with nothing in the cycle (lakerep_reads_table_this_cycle) has no row read and no
--- UOW in flight: its row is literals, and its CD table is not touched.
-per_source as (
+-- The CD rows each table with something in the cycle (lakerep_reads_table_this_cycle) wrote in
+-- it, and those of UOWs still in flight, in one scan of its CD table. A table with nothing in
+-- the cycle has no row read and no UOW in flight: it has no row here (0 row changes), and its
+-- CD table is not touched.
+cd_rows_in_cycle as (
     select
         cast(null as string) as source_owner,
         cast(null as string) as source_table,
-        cast(null as bigint) as row_changes,
-        cast(null as string) as in_flight_restart1
+        cast(null as string) as IBMSNAP_UOWID,
+        cast(null as string) as IBMSNAP_INTENTSEQ,
+        false as read_this_cycle
     where false
-    {%- for entry in registered_models if not lakerep_reads_table_this_cycle(entry.source_owner, entry.source_table) %}
-        union all
-        select
-            '{{ entry.source_owner }}' as source_owner,
-            '{{ entry.source_table }}' as source_table,
-            cast(0 as bigint) as row_changes,
-            cast(null as string) as in_flight_restart1
-    {%- endfor %}
     {%- for entry in registered_models if lakerep_reads_table_this_cycle(entry.source_owner, entry.source_table) %}
+        {%- set read_this_cycle = lakerep_in_source_read(window, entry, position='IBMSNAP_INTENTSEQ') %}
         union all
         select
             '{{ entry.source_owner }}' as source_owner,
             '{{ entry.source_table }}' as source_table,
-            (
-                select count(*) from {{ entry.cd }}
-                where {{ lakerep_in_source_read(window, entry, position='IBMSNAP_INTENTSEQ') }}
-            ) as row_changes,
-            (
-                select min(cd.IBMSNAP_INTENTSEQ)
-                from {{ entry.cd }} as cd
-                inner join in_flight on cd.IBMSNAP_UOWID = in_flight.UOWID
-                where cd.IBMSNAP_INTENTSEQ >= (select resync.resync_position from resync)
-            ) as in_flight_restart1
+            IBMSNAP_UOWID,
+            IBMSNAP_INTENTSEQ,
+            {{ read_this_cycle }} as read_this_cycle
+        from {{ entry.cd }}
+        where {{ read_this_cycle }}{{ in_flight_since_resync }}
     {%- endfor %}
+),
+
+per_source as (
+    select
+        cd_rows_in_cycle.source_owner,
+        cd_rows_in_cycle.source_table,
+        count_if(cd_rows_in_cycle.read_this_cycle) as row_changes,
+        min(
+            case
+                when in_flight.UOWID is not null and cd_rows_in_cycle.IBMSNAP_INTENTSEQ >= resync.resync_position
+                    then cd_rows_in_cycle.IBMSNAP_INTENTSEQ
+            end
+        ) as in_flight_restart1
+    from cd_rows_in_cycle
+    cross join resync
+    left join in_flight on cd_rows_in_cycle.IBMSNAP_UOWID = in_flight.UOWID
+    group by cd_rows_in_cycle.source_owner, cd_rows_in_cycle.source_table
 ),
 
 cycle_rows as (
@@ -114,11 +127,11 @@ cycle_rows as (
         global_record.capture_synchpoint as synchpoint,
         global_record.capture_synchtime as synchtime,
         resync.resync_position,
-        sum(per_source.row_changes) over () as row_changes,
+        coalesce(sum(per_source.row_changes) over (), 0) as row_changes,
         uows_committed.uows_committed,
         current_timestamp() as completed_at
     from capture_window
-    inner join per_source
+    left join per_source
         on
             capture_window.source_owner = per_source.source_owner
             and capture_window.source_table = per_source.source_table

@@ -92,9 +92,39 @@ def test_the_merges_read_the_targets_from_the_cycles_lowest_position(spark, capt
     lowest_landed = min(row.position for row in landed)
     compiled = Path(os.environ["DBT_TARGET_PATH"]) / "run" / "lakerep" / "models" / "capture"
     for path in [compiled / "uow.sql", *(compiled / "cd").glob("*.sql")]:
-        floor = re.search(r"DBT_INTERNAL_DEST\.IBMSNAP_\w+ >= '(\w+)'", path.read_text(encoding="utf-8"))
+        merge = path.read_text(encoding="utf-8")
+        floor = re.search(r"DBT_INTERNAL_DEST\.IBMSNAP_\w+ >= '(\w+)'", merge)
         assert floor, path.name
         assert lowest_landed < floor.group(1) <= lowest_read, path.name
+        # A CD or UOW row never changes once written (lakerep_rows_never_change): insert-only.
+        assert "when not matched then insert" in merge and "when matched" not in merge, path.name
+
+
+def test_models_built_without_file_skipping_turn_it_on_again(spark, captured):
+    """capture_window reads whole control tables, so Delta's file skipping is off while it is
+    built (lakerep_file_skipping=false), and on again for every model after it."""
+    statements: list[tuple[str, str]] = []
+
+    def record(event) -> None:
+        if event.info.name == "SQLQuery":
+            node = re.search(r'"node_id": "model\.lakerep\.(\w+)"', event.data.sql)
+            statements.append((node.group(1) if node else "", " ".join(event.data.sql.split())))
+
+    dbt.EVENT_CALLBACKS.append(record)
+    try:
+        run_cycle(quiet=True, command="run", capture_only=True)
+    finally:
+        dbt.EVENT_CALLBACKS.remove(record)
+    skipping = "set spark.databricks.delta.stats.skipping = "
+    window = [sql for node, sql in statements if node == "capture_window"]
+
+    def first(text: str) -> int:
+        return next(i for i, sql in enumerate(window) if text in sql)
+
+    assert first(skipping + "false") < first("insert into table") < first(skipping + "true")
+    others = [sql for node, sql in statements if node not in ("", "capture_window")]
+    assert others and not any(skipping in sql for sql in others)
+    assert spark.conf.get("spark.databricks.delta.stats.skipping") == "true"
 
 
 def test_uow_table_holds_the_committed_uows_that_changed_registered_tables(spark, captured):
