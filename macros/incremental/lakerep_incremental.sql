@@ -1,13 +1,13 @@
 {#-
-    dbt-spark's incremental and table materializations (the project's own take precedence; they
-    call dbt-spark's), except that a model which knows before it runs that it has nothing to
+    dbt-spark's incremental and table materializations and dbt's test materialization (the
+    project's own take precedence; they call dbt's), except that a model which knows before it runs that it has nothing to
     write this cycle writes nothing: no temporary view, no schema check, no statement, no Delta
     commit (issue 21: a statement that writes nothing still costs a second or more of planning).
     Such a model names its condition in config `lakerep_writes_if` (lakerep_writes_this_cycle);
     its first build and a full refresh always run. A table model skipped keeps the rows of the
     cycle that last wrote it, so its readers filter on the cycle they want.
-    A model with config `lakerep_file_skipping=false` is built with Delta's file skipping off
-    (lakerep_file_skipping).
+    Models and data tests are built with Delta's file skipping as their config
+    `lakerep_file_skipping` says (lakerep_with_file_skipping).
 -#}
 {% materialization incremental, adapter='spark', supported_languages=['sql', 'python'] -%}
     {%- if lakerep_skips_this_cycle() -%}
@@ -15,6 +15,58 @@
     {%- endif -%}
     {{ return(lakerep_with_file_skipping(dbt.materialization_incremental_spark)) }}
 {%- endmaterialization %}
+
+
+{% materialization test, adapter='spark' -%}
+    {{ return(lakerep_with_file_skipping(dbt.materialization_test_default)) }}
+{%- endmaterialization %}
+
+
+{#-
+    dbt-spark's view materialization, except that a view already defined as this invocation
+    would define it is kept: no `create or replace view`, no contract query (issue 21: the 13
+    views cost a statement each in every cycle, and those with a contract a second one, for a
+    definition that had not changed). A view is kept when it exists as a view, the model has no
+    hooks, the run is not a full refresh, and the view's property lakerep_definition holds the
+    md5 of its compiled SQL and description (lakerep_view_definition). A view it creates gets
+    that property and SCHEMA EVOLUTION, so a `select *` follows the columns of the relations it
+    reads: a kept view never shows a stale column list.
+-#}
+{% materialization view, adapter='spark' -%}
+    {%- if lakerep_view_is_current() -%}
+        {{ log(this ~ ': view definition unchanged, kept') }}
+        {%- call noop_statement('main', 'KEPT unchanged view', 'KEPT', 0) -%}{%- endcall -%}
+        {{ return({'relations': [this]}) }}
+    {%- endif -%}
+    {%- set result = create_or_replace_view() -%}
+    {%- call statement('lakerep_view_schema_evolution') -%}
+        alter view {{ this }} with schema evolution
+    {%- endcall -%}
+    {%- call statement('lakerep_view_definition') -%}
+        alter view {{ this }} set tblproperties ('lakerep_definition' = '{{ lakerep_view_definition() }}')
+    {%- endcall -%}
+    {{ return(result) }}
+{%- endmaterialization %}
+
+
+{#- Whether the view now materializing exists with the definition it would be created with. -#}
+{% macro lakerep_view_is_current() %}
+    {%- if should_full_refresh() or pre_hooks or post_hooks -%}
+        {{ return(false) }}
+    {%- endif -%}
+    {%- set relation = load_cached_relation(this) -%}
+    {{ return(
+        relation is not none
+        and relation.is_view
+        and ('lakerep_definition=' ~ lakerep_view_definition()) in (relation.information or '')
+    ) }}
+{% endmacro %}
+
+
+{#- The md5 of what defines the view now materializing: its compiled SQL and its description. -#}
+{% macro lakerep_view_definition() %}
+    {{ return(local_md5(sql ~ '\n-- ' ~ (model.description or ''))) }}
+{% endmacro %}
 
 
 {% materialization table, adapter='spark', supported_languages=['sql', 'python'] -%}
@@ -80,32 +132,36 @@
 
 {#-
     Runs a materialization with Delta's file skipping (spark.databricks.delta.stats.skipping) as
-    the model's config `lakerep_file_skipping` says (default: on), and puts it back on after.
-    Skipping costs a Spark job per table scan while Spark plans the statement (Delta parses
-    every file's statistics), and it can only leave out files for a filter of literals on a
-    column. A model whose scans have no such filter (it reads whole control tables, or filters
-    by a subquery) gains nothing from it: apply_plan, apply_trail and capture_window run without
-    it, 0.2-0.7 s less each (ADR 0006). A model that failed leaves it off: every invocation turns
-    it on again first (on-run-start).
+    the node's config `lakerep_file_skipping` says: on for models unless they say otherwise, off
+    for data tests (dbt_project.yml). Skipping costs a Spark job per table scan while Spark plans
+    the statement (Delta parses every file's statistics), and it can only leave out files for a
+    filter of literals on a column. A node whose scans have no such filter (it reads whole
+    tables, or filters by a subquery) gains nothing from it: apply_plan, apply_trail,
+    capture_window and every data test run without it (ADR 0006).
 -#}
 {% macro lakerep_with_file_skipping(materialization) %}
-    {%- set skipping = config.get('lakerep_file_skipping', true) -%}
-    {%- if not skipping -%}
-        {%- do lakerep_file_skipping(false) -%}
-    {%- endif -%}
-    {%- set result = materialization() -%}
-    {%- if not skipping -%}
-        {%- do lakerep_file_skipping(true) -%}
-    {%- endif -%}
-    {{ return(result) }}
+    {%- do lakerep_file_skipping(config.get('lakerep_file_skipping', true)) -%}
+    {{ return(materialization()) }}
 {% endmacro %}
 
 
-{#- Turns Delta's file skipping on or off for this session's next statements. -#}
+{#-
+    Turns Delta's file skipping on or off for the session's next statements, with a SET only
+    when the node before wanted the other: the invocation's graph remembers the last setting
+    (on at its start: on-run-start sets it, and on-run-end sets it on again for the runner's own
+    queries). The session is shared by dbt's threads: the profiles run one.
+-#}
 {% macro lakerep_file_skipping(enabled) %}
-    {%- call statement('lakerep_file_skipping') -%}
-        {{ lakerep_file_skipping_sql(enabled) }}
-    {%- endcall -%}
+    {%- set memo = graph.setdefault('lakerep_file_skipping', {}) -%}
+    {%- if memo.get('invocation_id') != invocation_id -%}
+        {%- do memo.update({'invocation_id': invocation_id, 'enabled': true}) -%}
+    {%- endif -%}
+    {%- if memo.enabled != enabled -%}
+        {%- call statement('lakerep_file_skipping') -%}
+            {{ lakerep_file_skipping_sql(enabled) }}
+        {%- endcall -%}
+        {%- do memo.update({'enabled': enabled}) -%}
+    {%- endif -%}
 {% endmacro %}
 
 

@@ -100,31 +100,71 @@ def test_the_merges_read_the_targets_from_the_cycles_lowest_position(spark, capt
         assert "when not matched then insert" in merge and "when matched" not in merge, path.name
 
 
-def test_models_built_without_file_skipping_turn_it_on_again(spark, captured):
-    """capture_window reads whole control tables, so Delta's file skipping is off while it is
-    built (lakerep_file_skipping=false), and on again for every model after it."""
-    statements: list[tuple[str, str]] = []
+SKIPPING = "set spark.databricks.delta.stats.skipping = "
+WRITE = re.compile(r"(insert into table|merge into|insert overwrite table) lakerep_")
+
+
+def invocation_statements(args: list[str]) -> list[tuple[str, str, bool]]:
+    """(node unique_id or "", statement, file skipping on) of every SQL statement a dbt
+    invocation sends; skipping is on when an invocation starts."""
+    statements: list[tuple[str, str, bool]] = []
+    skipping = True
 
     def record(event) -> None:
+        nonlocal skipping
         if event.info.name == "SQLQuery":
-            node = re.search(r'"node_id": "model\.lakerep\.(\w+)"', event.data.sql)
-            statements.append((node.group(1) if node else "", " ".join(event.data.sql.split())))
+            sql = " ".join(event.data.sql.split())
+            node = re.search(r'"node_id": "([\w.]+)"', sql)
+            if SKIPPING in sql:
+                skipping = sql.endswith("true")
+            statements.append((node.group(1) if node else "", sql, skipping))
 
     dbt.EVENT_CALLBACKS.append(record)
     try:
-        run_cycle(quiet=True, command="run", capture_only=True)
+        dbt.invoke(args, quiet=True)
     finally:
         dbt.EVENT_CALLBACKS.remove(record)
-    skipping = "set spark.databricks.delta.stats.skipping = "
-    window = [sql for node, sql in statements if node == "capture_window"]
+    return statements
 
-    def first(text: str) -> int:
-        return next(i for i, sql in enumerate(window) if text in sql)
 
-    assert first(skipping + "false") < first("insert into table") < first(skipping + "true")
-    others = [sql for node, sql in statements if node not in ("", "capture_window")]
-    assert others and not any(skipping in sql for sql in others)
-    assert spark.conf.get("spark.databricks.delta.stats.skipping") == "true"
+def test_file_skipping_is_off_only_for_the_nodes_that_gain_nothing_from_it(spark, captured):
+    """capture_window reads whole control tables and data tests whole tables: Delta's file
+    skipping is off while they run (lakerep_file_skipping=false), on for the other models, and
+    on again when the invocation ends, for the runner's own queries."""
+    statements = invocation_statements(["run", "--exclude", APPLY_MODELS])
+    writes = {node: skipping for node, sql, skipping in statements if WRITE.search(sql)}
+    assert writes.pop("model.lakerep.capture_window") is False
+    assert writes and all(writes.values()), writes
+    assert statements[-1][2] and spark.conf.get("spark.databricks.delta.stats.skipping") == "true"
+    statements = invocation_statements(["test", "--select", "capture_window"])
+    tests = [skipping for node, _, skipping in statements if node.startswith("test.lakerep.")]
+    assert tests and not any(tests)
+    assert statements[-1][2] and spark.conf.get("spark.databricks.delta.stats.skipping") == "true"
+
+
+VIEWS = ["run", "--select", "config.materialized:view", "--exclude", APPLY_MODELS]  # Capture's views
+CREATE_VIEW = re.compile(r"create or replace view (lakerep_\w+\.\w+)")
+
+
+def views_created(args: list[str]) -> set[str]:
+    return {found.group(1) for _, sql, _ in invocation_statements(args) if (found := CREATE_VIEW.search(sql))}
+
+
+def test_a_view_is_created_again_only_when_its_definition_changed(spark, captured):
+    """The cycles kept every view whose definition had not changed (restart_candidates holds the
+    run's literals, so a new run defines it anew); one whose recorded definition differs is
+    created again, with SCHEMA EVOLUTION; a full refresh creates every view."""
+    quarantine = relation_name("source_log_quarantine")
+    assert views_created(VIEWS) <= {relation_name("restart_candidates")}
+    spark.sql(f"alter view {quarantine} set tblproperties ('lakerep_definition' = 'stale')")
+    assert quarantine in views_created(VIEWS)
+    described = spark.sql(f"describe table extended {quarantine}").collect()
+    details = {row.col_name: row.data_type for row in described}
+    assert details["View Schema Mode"] == "EVOLUTION"
+    assert "lakerep_definition=stale" not in details["Table Properties"]
+    assert quarantine not in views_created(VIEWS)
+    every_view = dbt.invoke(["ls", *VIEWS[1:], "--resource-type", "model", "--output", "name"], quiet=True)
+    assert views_created([*VIEWS, "--full-refresh"]) == {relation_name(name) for name in every_view.result}
 
 
 def test_uow_table_holds_the_committed_uows_that_changed_registered_tables(spark, captured):
