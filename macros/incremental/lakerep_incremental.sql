@@ -1,8 +1,8 @@
 {#-
     dbt-spark's incremental and table materializations and dbt's test materialization (the
-    project's own take precedence; they call dbt's), except that a model which knows before it runs that it has nothing to
-    write this cycle writes nothing: no temporary view, no schema check, no statement, no Delta
-    commit (issue 21: a statement that writes nothing still costs a second or more of planning).
+    project's own take precedence; they call dbt's), except that a model which knows before it
+    runs that it has nothing to write this cycle writes nothing: no temporary view, no schema
+    check, no statement, no Delta commit (issue 21: a statement that writes nothing still costs a second or more of planning).
     Such a model names its condition in config `lakerep_writes_if` (lakerep_writes_this_cycle);
     its first build and a full refresh always run. A table model skipped keeps the rows of the
     cycle that last wrote it, so its readers filter on the cycle they want.
