@@ -6,13 +6,14 @@ import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from datetime import timedelta
 from pathlib import Path
 
 import click
 
 from lakerep import apply_commands, dbt
 from lakerep.critical_section import CriticalSectionBusy
-from lakerep.lake import lake_session, reset_lake
+from lakerep.lake import exclusive_lake, lake_home, lake_session, reset_lake
 from lakerep.pipeline import (
     LandingNotEmpty,
     land_consistent_snapshots,
@@ -23,7 +24,7 @@ from lakerep.pipeline import (
 )
 from lakerep.registrations import RegistrationError
 from lakerep.session import START_TYPES, SessionStart, StartRefused, TokenFileNeeded, run_session
-from lakerep.session_lock import SessionActive, SessionLocked
+from lakerep.session_lock import LockFileError, SessionActive, SessionLocked
 from lakerep.summary import apply_lines, capture_line
 from lakerep.token_file import TokenFileError
 
@@ -33,6 +34,10 @@ EXIT_USER_ERROR = 3  # bad option or value, token file or registration: the mess
 EXIT_START_REFUSED = 4  # warmns with the restart point pruned from the log, or LAG_LIMIT
 EXIT_SESSION_LOCKED = 5  # another runner holds the session, or a session is running (refresh,
 # mark-external-refresh, prune), or the lake's critical section stayed busy
+EXIT_QUARANTINED = 6  # the run's cycles went through, and validation held back landed records
+# or snapshot rows (each cycle's line says how many and why): a pipeline notices, nothing is lost
+
+MAX_RETENTION_LIMIT = timedelta.max // timedelta(minutes=1)  # minutes: more overflows a timedelta
 
 
 def _echo(message: str) -> None:
@@ -66,6 +71,8 @@ def _usage_errors_exit_as_user_errors() -> Iterator[None]:
 @click.group(cls=_LakerepGroup)
 def main() -> None:
     """Log-based change-data-capture replication on Spark and Delta Lake, driven by dbt."""
+    with _user_errors():
+        lake_home()  # checks the environment the profile renders before any command starts dbt
 
 
 @main.command()
@@ -73,7 +80,7 @@ def main() -> None:
 @click.option("--seed", type=int, default=42, show_default=True, help="Same seed, same workload.")
 @click.option("--batch-records", type=click.IntRange(min=1), default=5_000, show_default=True)
 @click.option("--landing-order", type=click.Choice(["log", "commit"]), default="log", show_default=True)
-@click.option("--fresh", is_flag=True, help="Drop every lakerep schema first.")
+@click.option("--fresh", is_flag=True, help="Drop every lakerep schema first (refused while a session runs).")
 def generate(records: int, seed: int, batch_records: int, landing_order: str, fresh: bool) -> None:
     """Generate a deterministic workload and land it in lakerep_raw.source_log."""
     with _user_errors():
@@ -104,17 +111,17 @@ def generate(records: int, seed: int, batch_records: int, landing_order: str, fr
 @click.option("--once", is_flag=True, help="One cycle, then end (default: cycle until stopped).")
 @click.option(
     "--commit-interval",
-    type=click.FloatRange(min=0),
+    type=float,
     help="Seconds between cycles (default: the commit_interval var).",
 )
 @click.option(
     "--prune-interval",
-    type=click.FloatRange(min=0),
+    type=float,
     help="Seconds between prunes of the CD and UOW tables (default: the prune_interval var).",
 )
 @click.option(
     "--test-interval",
-    type=click.FloatRange(min=0),
+    type=float,
     help="Seconds between cycles that also run the data tests; the first cycle always does "
     "(default: the test_interval var; 0: every cycle).",
 )
@@ -138,7 +145,7 @@ def run(
     PRUNE_INTERVAL also prunes; the first cycle and one every TEST_INTERVAL are a dbt build
     with the data tests. One progress line per cycle."""
     with _user_errors():
-        run_session(
+        reports = run_session(
             SessionStart(
                 session,
                 start_type,
@@ -151,6 +158,14 @@ def run(
             ),
             progress=_echo,
         )
+    quarantined = [report.cycle_number for report in reports if report.quarantined]
+    if quarantined:
+        click.echo(
+            f"lakerep: warning: cycles {', '.join(map(str, quarantined))} quarantined landed input "
+            "(see their lines; the rows are in source_log_quarantine and source_snapshot_quarantine)",
+            err=True,
+        )
+        sys.exit(EXIT_QUARANTINED)
 
 
 @main.command()
@@ -190,7 +205,7 @@ def mark_external_refresh(
 @main.command()
 @click.option(
     "--retention-limit",
-    type=click.IntRange(min=0),
+    type=click.IntRange(min=0, max=MAX_RETENTION_LIMIT),
     help="Minutes of changes kept whoever needs them, for this prune (default: the retention_limit var).",
 )
 def prune(retention_limit: int | None) -> None:
@@ -233,9 +248,10 @@ def demo(records: int, seed: int, batch_records: int) -> None:
     """Start a fresh lake, land a generated workload and run two cycles: the first over all but
     its last batch, which refreshes the subscriptions from snapshots taken while transactions
     went on; the second over the last batch and a consistent snapshot of every source at its last
-    commit, with which that build's data tests compare each target. Print the summaries."""
+    commit, with which that build's data tests compare each target. Print the summaries.
+    Refused while a session runs; holds the lake's critical section throughout."""
     last_batch = min(batch_records, records // 2)
-    with _user_errors():
+    with _user_errors(), exclusive_lake():
         reset_lake()
         landed = land_workload(
             records=records - last_batch, seed=seed, batch_records=batch_records, progress=_echo
@@ -297,6 +313,8 @@ def scenarios(seeds: tuple[int, ...], first_seed: int, count: int, home: Path | 
             "DBT_LOG_PATH": str(lake / "logs"),
         }
     )
+    with _user_errors():
+        lake_home()  # --home is LAKEREP_HOME now: checked as the group checked the environment
     _echo(f"scenario lake: {os.environ['LAKEREP_HOME']}")
     if recheck:
         with _user_errors():
@@ -392,6 +410,7 @@ _USER_ERRORS = {
     RegistrationError: EXIT_USER_ERROR,
     TokenFileError: EXIT_USER_ERROR,
     TokenFileNeeded: EXIT_USER_ERROR,
+    LockFileError: EXIT_USER_ERROR,
     ValueError: EXIT_USER_ERROR,
 }
 

@@ -12,6 +12,7 @@ import os
 from dataclasses import dataclass
 
 from lakerep import PROJECT_DIR
+from lakerep.profile import check_environment
 
 PROFILES_DIR = PROJECT_DIR / "profiles"
 
@@ -51,9 +52,11 @@ class DbtOutcome:
 
 
 def use_project_paths() -> None:
-    """Anchor the profile's relative paths to the project, without changing directory."""
+    """Anchor the profile's relative paths to the project, without changing directory, and
+    check the environment variables the profile renders."""
     os.environ.setdefault("LAKEREP_HOME", str(PROJECT_DIR / ".lakerep"))
     os.environ.setdefault("LAKEREP_LOG4J", str(PROFILES_DIR / "log4j2.properties"))
+    check_environment()  # the profile renders these into Spark's settings
 
 
 def invoke(

@@ -1,10 +1,28 @@
-"""The embedded lake: this process's SparkSession and the landing tables in it."""
+"""The embedded lake: its home, this process's SparkSession and the landing tables in it."""
 
 from __future__ import annotations
 
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
 from lakerep import dbt
+from lakerep.critical_section import critical_section
+from lakerep.profile import check_environment
+from lakerep.session_lock import refuse_if_active
 
 _landing_tables_ready = False
+
+
+def lake_home() -> Path:
+    """The lakerep home (LAKEREP_HOME, default .lakerep/ in the project): the lake and its locks.
+
+    Every entry point asks for it before Spark or dbt start, so the variables the profile renders
+    into Spark's settings are checked first (ValueError naming the variable)."""
+    dbt.use_project_paths()
+    check_environment()
+    return Path(os.environ["LAKEREP_HOME"])
 
 
 def lake_session():
@@ -17,16 +35,36 @@ def lake_session():
     from pyspark.sql import SparkSession
 
     if not _landing_tables_ready:
+        lake_home()
         dbt.invoke(["run-operation", "lakerep_create_landing_tables"], quiet=True)
         _landing_tables_ready = True
     return SparkSession.builder.getOrCreate()
 
 
+@contextmanager
+def exclusive_lake() -> Iterator[Path]:
+    """Have the lake to ourselves for the body of the with statement (a command that starts it
+    afresh: reset_lake, `lakerep generate --fresh`, `lakerep demo`); yields its home.
+
+    The same locks `lakerep refresh` and `lakerep prune` take, and what a runner holds: refused
+    (SessionActive) while any session runs, since the lake a runner captures into would vanish
+    under it between two of its cycles; then the lake's critical section, so no cycle or command
+    of another process writes meanwhile. A session lock would not do: it is one session's, and
+    the lake is every session's."""
+    home = lake_home()
+    refuse_if_active(home)
+    with critical_section(home):
+        refuse_if_active(home)  # a runner may have started while we waited
+        yield home
+
+
 def reset_lake() -> None:
-    """Drop every lakerep schema (landing, staging, control, ...) and recreate empty landing tables."""
+    """Drop every lakerep schema (landing, staging, control, ...) and recreate empty landing
+    tables, with the lake to ourselves (exclusive_lake)."""
     global _landing_tables_ready
-    spark = lake_session()
-    for (schema,) in spark.sql("show schemas like 'lakerep*'").collect():
-        spark.sql(f"drop schema if exists {schema} cascade")
-    _landing_tables_ready = False
-    lake_session()
+    with exclusive_lake():
+        spark = lake_session()
+        for (schema,) in spark.sql("show schemas like 'lakerep*'").collect():
+            spark.sql(f"drop schema if exists {schema} cascade")
+        _landing_tables_ready = False
+        lake_session()

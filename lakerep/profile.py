@@ -1,9 +1,11 @@
 """Reads the Spark settings of the dbt profile, so that every Spark lakerep starts is configured
-from that one place (profiles/profiles.yml, output `local`)."""
+from that one place (profiles/profiles.yml, output `local`), and checks the environment variables
+the profile renders before anything renders them."""
 
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 
 import jinja2
@@ -13,11 +15,39 @@ from lakerep import PROJECT_DIR
 
 PROFILES_FILE = PROJECT_DIR / "profiles" / "profiles.yml"
 
+_ENV_VAR = re.compile(r"""env_var\(\s*['"](\w+)['"]""")
+_UNSAFE = "'\"\\`"
+
+
+def check_environment(environment: Mapping[str, str] | None = None) -> None:
+    """ValueError naming the first variable the profile renders (LAKEREP_HOME, LAKEREP_SCHEMA,
+    ...) whose value is empty, or holds a quote, double quote, backslash, backtick, whitespace or
+    other control character. The profile puts these values inside quoted YAML and into
+    spark.driver.extraJavaOptions, which Spark splits at whitespace and unquotes: such a character
+    would end the value early and add settings or JVM options of its own. `environment`: by
+    default this process's."""
+    variables = os.environ if environment is None else environment
+    for name in dict.fromkeys(_ENV_VAR.findall(PROFILES_FILE.read_text(encoding="utf-8"))):
+        value = variables.get(name)
+        if value is None:
+            continue
+        if not value:
+            raise ValueError(f"environment variable {name} is empty: unset it, or give it a value")
+        for index, character in enumerate(value, start=1):
+            if character in _UNSAFE or character.isspace() or not character.isprintable():
+                raise ValueError(
+                    f"environment variable {name} holds {character!r} (U+{ord(character):04X}) at "
+                    f"character {index}: {PROFILES_FILE.name} renders it into Spark's settings, so it "
+                    "may not hold quotes, backslashes, backticks, whitespace or control characters"
+                )
+
 
 def spark_settings(output: str = "local", environment: Mapping[str, str] | None = None) -> dict[str, str]:
     """The `server_side_parameters` of a profile output, rendered as dbt renders them
-    (env_var reads `environment`, by default this process's environment)."""
+    (env_var reads `environment`, by default this process's environment, once check_environment
+    has passed it)."""
     variables = os.environ if environment is None else environment
+    check_environment(variables)
 
     def env_var(name: str, default: str | None = None) -> str:
         value = variables.get(name, default)

@@ -11,22 +11,28 @@ is finished first, are SQL (restart_decisions, capture_window).
 from __future__ import annotations
 
 import json
-import os
+import math
 import signal
 import time
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from lakerep import dbt, landing
 from lakerep.critical_section import critical_section
-from lakerep.lake import lake_session
+from lakerep.lake import lake_home, lake_session
 from lakerep.pipeline import APPLY_MODELS
 from lakerep.registrations import load_registrations
 from lakerep.session_lock import session_lock
-from lakerep.summary import highest_staged_batch, relation_name, summarize
+from lakerep.summary import (
+    highest_staged_batch,
+    quarantine_text,
+    relation_name,
+    snapshot_rows_quarantined,
+    summarize,
+)
 from lakerep.token_file import TokenFile, TokenPair, read_token_file, write_token_file
 
 START_TYPES = ("cold", "warm", "warmns", "recover")
@@ -66,6 +72,13 @@ class CycleReport:
     pruned: bool = False  # the cycle pruned the CD and UOW tables
     up_to_batch: int = 0  # the highest landing batch Capture has read
     idle: bool = False  # nothing was landed since the last cycle: dbt did not run
+    # log records and rows of unloads landed in the cycle's window and held back, by reason
+    records_quarantined: dict[str, int] = field(default_factory=dict)
+    snapshot_rows_quarantined: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def quarantined(self) -> bool:
+        return bool(self.records_quarantined or self.snapshot_rows_quarantined)
 
     def line(self, session: str) -> str:
         if self.idle:
@@ -75,10 +88,12 @@ class CycleReport:
             )
         kind = "recovery cycle" if self.recovered else "cycle"
         lag = "n/a" if self.lag_seconds is None else f"{self.lag_seconds:,.1f} s"
+        quarantined = quarantine_text(self.records_quarantined, self.snapshot_rows_quarantined)
         return (
             f"session {session} {kind} {self.cycle_number}: {self.records_read:,} records read, "
             f"{self.row_changes:,} row changes, {self.uows_committed:,} UOWs committed; "
             f"synchpoint {self.synchpoint or 'none'}; lag {lag}{'; pruned' if self.pruned else ''}"
+            + (f"; {quarantined}" if quarantined else "")
         )
 
 
@@ -118,14 +133,16 @@ def run_session(
         raise TokenFileNeeded(
             "recover writes the state's restart tokens to a token file: pass --token-file FILE"
         )
+    commit_interval = _interval(start.commit_interval, "commit_interval")
+    prune_interval = _interval(start.prune_interval, "prune_interval")
+    test_interval = _interval(start.test_interval, "test_interval")
     registered = load_registrations()
     tokens = (
         TokenFile()
         if start.start_type == "recover"
         else read_token_file(start.token_file, registered=registered.keys())
     )
-    dbt.use_project_paths()
-    home = Path(os.environ["LAKEREP_HOME"])
+    home = lake_home()
     with session_lock(home, start.session), stop_on_signals() as stop:
         run_vars = {
             "lakerep_session": start.session,
@@ -135,8 +152,6 @@ def run_session(
         }
         reports: list[CycleReport] = []
         continuous = not start.once and start.start_type != "recover"
-        prune_interval = _interval(start.prune_interval, "prune_interval")
-        test_interval = _interval(start.test_interval, "test_interval")
         last_prune = time.monotonic()
         last_test: float | None = None
         while True:
@@ -156,7 +171,7 @@ def run_session(
                 continue  # the cut-off cycle is finished; this run's own first cycle follows
             if start.once or start.start_type == "recover" or stop.requested:
                 break
-            stop.sleep(_interval(start.commit_interval, "commit_interval"))
+            stop.sleep(commit_interval)
             if stop.requested:
                 break
         if start.start_type == "recover":
@@ -195,7 +210,15 @@ def _nothing_landed_since(last: CycleReport) -> bool:
 def idle_cycle(last: CycleReport) -> CycleReport:
     """The report of a cycle that had nothing to do: the last cycle's state, nothing read."""
     return replace(
-        last, recovered=False, records_read=0, row_changes=0, uows_committed=0, pruned=False, idle=True
+        last,
+        recovered=False,
+        records_read=0,
+        row_changes=0,
+        uows_committed=0,
+        pruned=False,
+        idle=True,
+        records_quarantined={},
+        snapshot_rows_quarantined={},
     )
 
 
@@ -242,6 +265,10 @@ def _cycle(home: Path, run_vars: dict, dbt_args: list[str]) -> CycleReport:
         lag_seconds=lag,
         pruned=run_vars.get("lakerep_prune", False),
         up_to_batch=cycle["up_to_batch"] or 0,
+        records_quarantined=summary.quarantined_by_reason,
+        snapshot_rows_quarantined=snapshot_rows_quarantined(
+            spark, cycle["after_batch"] or 0, cycle["up_to_batch"] or 0
+        ),
     )
 
 
@@ -290,12 +317,23 @@ def _write_state_to_token_file(session: str, path: Path) -> None:
 
 def _interval(given: float | None, var: str) -> float:
     """Seconds: the option given, else the project's var (commit_interval, prune_interval,
-    test_interval)."""
+    test_interval). ValueError naming the option or the var unless it is a finite number, 0 or
+    more: a nan COMMIT_INTERVAL runs cycles back to back, a nan or inf PRUNE_INTERVAL never prunes."""
     if given is not None:
-        return given
+        return _seconds(given, f"--{var.replace('_', '-')}")
     import yaml
 
     from lakerep import PROJECT_DIR
 
     project = yaml.safe_load((PROJECT_DIR / "dbt_project.yml").read_text(encoding="utf-8"))
-    return float(project["vars"][var])
+    return _seconds(project["vars"][var], f"var {var} (dbt_project.yml)")
+
+
+def _seconds(value: object, name: str) -> float:
+    try:
+        seconds = float(value)  # a number, or a var's string of one
+    except (TypeError, ValueError):
+        seconds = math.nan
+    if isinstance(value, bool) or not math.isfinite(seconds) or seconds < 0:
+        raise ValueError(f"{name} is {value!r}: give seconds, a finite number, 0 or more")
+    return seconds

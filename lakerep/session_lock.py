@@ -3,14 +3,19 @@
 The lock is locks/<session>.lock holding JSON {pid, host, since}. It appears with its content in
 one step (written to a temporary file, then hard-linked into place, which fails if the lock
 exists), so a reader never sees a half-written lock. A lock left by a process of this host that
-is gone, or a lock file that cannot be read, is taken over; a live process, or one on another
-host, keeps it. While any session's lock is kept so, the subscriptions are active
-(refuse_if_active): refresh, mark-external-refresh and prune wait for the runner to stop.
+is gone, or one that is not such a record, is taken over; a live process, or one on another
+host, keeps it. A lock file that cannot be read at all (another user's) is never taken over: it
+may be a live runner's (LockFileError). Contenders take a lock over one at a time, each under an
+flock of the locks folder itself, looking at the lock again once they hold it: the first replaces
+the stale lock with its own, the others find a live runner's. While any session's lock
+is kept, the subscriptions are active (refuse_if_active): refresh, mark-external-refresh and
+prune wait for the runner to stop.
 """
 
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import json
 import os
 import re
@@ -39,6 +44,10 @@ class SessionLocked(RuntimeError):
         )
 
 
+class LockFileError(RuntimeError):
+    """A file or folder under locks/ cannot be read, written or trusted; str names it and why."""
+
+
 class SessionActive(RuntimeError):
     """A live runner holds a session, so the subscriptions are active (SPEC §5)."""
 
@@ -53,7 +62,7 @@ class SessionActive(RuntimeError):
 def refuse_if_active(home: Path) -> None:
     """SessionActive naming a session whose lock a live runner holds (a dead runner's lock does
     not count); nothing if none does."""
-    for lock in sorted((home / "locks").glob("*.lock")):
+    for lock in _lock_files(home / "locks"):
         session = lock.name.removesuffix(".lock")
         holder = _holder(_read(lock) or "")
         if _SESSION_NAME.fullmatch(session) and holder is not None and not _is_stale(holder):
@@ -68,18 +77,14 @@ def session_lock(home: Path, session: str) -> Iterator[None]:
             f"session name {session!r} is not valid: it may hold letters, digits, _ and - "
             "(up to 64, not starting with -)"
         )
+    locks_folder(home)
     lock = lock_path(home, session)
-    lock.parent.mkdir(parents=True, exist_ok=True)
     content = lock_record(os.getpid())
     if not _create(lock, content):
-        text = _read(lock)
-        if text is not None:
-            holder = _holder(text)
-            if holder is not None and not _is_stale(holder):
-                raise SessionLocked(session, holder)
-            _remove_if_unchanged(lock, text)
-        if not _create(lock, content):
-            raise SessionLocked(session, _holder(_read(lock) or ""))
+        with _takeover_turn(lock.parent):
+            _remove_if_stale(lock, session)
+            if not _create(lock, content):
+                raise SessionLocked(session, _holder(_read(lock) or ""))
     try:
         yield
     finally:
@@ -90,6 +95,28 @@ def session_lock(home: Path, session: str) -> Iterator[None]:
 
 def lock_path(home: Path, session: str) -> Path:
     return home / "locks" / f"{session}.lock"
+
+
+def locks_folder(home: Path) -> Path:
+    """home/locks, created if need be; LockFileError if it cannot be."""
+    locks = home / "locks"
+    try:
+        locks.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise LockFileError(f"the locks folder {locks} cannot be created: {error.strerror}") from None
+    return locks
+
+
+def _lock_files(locks: Path) -> list[Path]:
+    """The session lock files in the locks folder (none if there is no folder); LockFileError if
+    it cannot be listed, since a runner's lock may be in it."""
+    try:
+        names = os.listdir(locks)
+    except FileNotFoundError:
+        return []
+    except OSError as error:
+        raise LockFileError(f"the locks folder {locks} cannot be read: {error.strerror}") from None
+    return [locks / name for name in sorted(names) if name.endswith(".lock")]
 
 
 def lock_record(pid: int) -> str:
@@ -110,19 +137,27 @@ def _create(lock: Path, content: str) -> bool:
         return True
     except FileExistsError:
         return False
+    except OSError as error:
+        raise LockFileError(f"cannot write a lock file in {lock.parent}: {error.strerror}") from None
     finally:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(temporary)
 
 
 def _read(lock: Path) -> str | None:
-    """The lock file's text; None if there is none, "" if it cannot be read."""
+    """The lock file's text; None if there is none, "" if it is not text. LockFileError if it
+    cannot be read: it may be a live runner's lock all the same."""
     try:
         return lock.read_text(encoding="utf-8")
     except FileNotFoundError:
         return None
-    except (OSError, UnicodeDecodeError):
+    except UnicodeDecodeError:
         return ""
+    except OSError as error:
+        raise LockFileError(
+            f"the lock file {lock} cannot be read ({error.strerror}): it may be a running session's; "
+            "check its owner and permissions, or remove it if no runner holds it"
+        ) from None
 
 
 def _holder(text: str) -> dict | None:
@@ -151,16 +186,33 @@ def _is_stale(holder: dict) -> bool:
     return False
 
 
-def _remove_if_unchanged(lock: Path, stale: str) -> None:
-    """Remove the stale lock file, unless another runner has replaced it since it was read as stale."""
-    aside = lock.with_name(f".{lock.name}.{secrets.token_hex(4)}.stale")
+@contextmanager
+def _takeover_turn(locks: Path) -> Iterator[None]:
+    """Hold the flock that lets one contender at a time look at a lock it could not create and
+    take it over: an flock of the locks folder, so no file is added that could be planted or
+    removed; the kernel frees it if the holder dies."""
     try:
-        os.rename(lock, aside)
-    except FileNotFoundError:  # another runner removed it first
-        return
+        descriptor = os.open(locks, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except OSError as error:
+        raise LockFileError(f"the locks folder {locks} cannot be opened: {error.strerror}") from None
     try:
-        if _read(aside) != stale:  # a new runner's lock, just taken: put it back
-            with contextlib.suppress(FileExistsError):
-                os.link(aside, lock)
+        fcntl.flock(descriptor, fcntl.LOCK_EX)
+        yield
     finally:
-        os.unlink(aside)
+        os.close(descriptor)
+
+
+def _remove_if_stale(lock: Path, session: str) -> None:
+    """Remove the lock file if a dead runner of this host left it, or it is no lock record;
+    SessionLocked if a live runner holds it. Called in the takeover turn: no one else replaces a
+    lock meanwhile (a new one appears only where none is; its holder removes only its own)."""
+    text = _read(lock)
+    if text is None:
+        return
+    holder = _holder(text)
+    if holder is not None and not _is_stale(holder):
+        raise SessionLocked(session, holder)
+    try:
+        lock.unlink(missing_ok=True)
+    except OSError as error:
+        raise LockFileError(f"the stale lock file {lock} cannot be removed: {error.strerror}") from None

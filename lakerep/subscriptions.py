@@ -2,7 +2,9 @@
 
 An Apply qualifier holds subscription sets; a set holds members, each a registered source
 copied to one target table. `lakerep scaffold` turns the declaration into dbt models and a macro;
-the runner and the tests read it here.
+the runner and the tests read it here. Target names become dbt models, file names and SQL, so
+`load_members` refuses anything but a name, a key it does not know, and a target whose model
+would take the name of another model.
 """
 
 from __future__ import annotations
@@ -11,17 +13,34 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-import yaml
-
 from lakerep import PROJECT_DIR
-from lakerep.registrations import Registration, load_registrations
+from lakerep.registrations import (
+    CCD_DIR,
+    CD_DIR,
+    MAX_NAME_LENGTH,
+    Registration,
+    ccd_model_name,
+    cd_model_name,
+    load_registrations,
+    read_declaration,
+)
+from lakerep.registrations import DECLARATION_PATH as REGISTRATIONS_PATH
 
-DECLARATION_FILE = PROJECT_DIR / "subscriptions.yml"
+DECLARATION_PATH = Path("subscriptions.yml")
+DECLARATION_FILE = PROJECT_DIR / DECLARATION_PATH
+TARGETS_DIR = Path("models/apply/targets")
+CHANGES_DIR = Path("models/apply/changes")
+MODELS_DIR = Path("models")
 STRUCTURES = ("user_copy", "point_in_time", "ccd")
 # IBMSNAP_PRUNCNTL.TARGET_STRUCTURE codes of the seeds.
 STRUCTURE_CODES = {"ccd": 3, "point_in_time": 4, "user_copy": 8}
 ERROR_POLICIES = ("stop", "continue")
-_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
+_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
+_NAME_RULE = f"letters, digits and underscores, starting with a letter, at most {MAX_NAME_LENGTH} characters"
+_DOCUMENT_KEYS = ("apply_qualifiers",)
+_QUALIFIER_KEYS = ("apply_qual", "sets")
+_SET_KEYS = ("set_name", "on_operational_error", "members")
+_MEMBER_KEYS = ("source", "target", "structure")
 
 
 class SubscriptionError(ValueError):
@@ -50,56 +69,67 @@ class Member:
         return self.target_structure == "ccd"
 
 
-def load_members(path: Path = DECLARATION_FILE) -> list[Member]:
-    """Every member in declaration order; a SubscriptionError names what is wrong."""
-    document = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    registrations = load_registrations()
+def load_members(path: Path = DECLARATION_FILE, *, project_dir: Path = PROJECT_DIR) -> list[Member]:
+    """Every member in declaration order, its source registered and its target named apart from
+    the models of `project_dir`; a SubscriptionError, one line naming the file, the set or member
+    and the problem, for anything refused."""
+    document = _mapping(read_declaration(path, SubscriptionError), _DOCUMENT_KEYS, f"{path}", "the document")
+    registrations = load_registrations(project_dir / REGISTRATIONS_PATH)
+    models = _models_of(project_dir, registrations)
     members: list[Member] = []
-    targets: set[str] = set()
     sets: set[tuple[str, str]] = set()
-    for qualifier in document.get("apply_qualifiers") or []:
-        apply_qual = _name(qualifier, "apply_qual", path)
-        for subscription_set in qualifier.get("sets") or []:
-            set_name = _name(subscription_set, "set_name", path)
+    for number, qualifier in enumerate(_list(document, "apply_qualifiers", f"{path}"), start=1):
+        qualifier = _mapping(qualifier, _QUALIFIER_KEYS, f"{path}", f"apply qualifier {number}")
+        apply_qual = _name(qualifier.get("apply_qual"), "apply_qual", f"{path}: apply qualifier {number}")
+        where = f"{path}: apply qualifier {apply_qual}"
+        for set_number, subscription_set in enumerate(_list(qualifier, "sets", where), start=1):
+            subscription_set = _mapping(subscription_set, _SET_KEYS, where, f"set {set_number}")
+            set_name = _name(subscription_set.get("set_name"), "set_name", f"{where}: set {set_number}")
             if (apply_qual, set_name) in sets:
                 raise SubscriptionError(f"{path}: set {apply_qual}.{set_name} is declared twice")
             sets.add((apply_qual, set_name))
-            policy = subscription_set.get("on_operational_error", "stop")
-            if policy not in ERROR_POLICIES:
-                raise SubscriptionError(
-                    f"{path}: set {apply_qual}.{set_name}: on_operational_error must be "
-                    f"{' or '.join(ERROR_POLICIES)}, not {policy!r}"
-                )
-            for entry in subscription_set.get("members") or []:
-                member = _member(entry, apply_qual, set_name, policy, registrations, path)
-                if member.target_table in targets:
-                    raise SubscriptionError(f"{path}: target {member.target_table} is declared twice")
-                targets.add(member.target_table)
-                members.append(member)
+            members += _set_members(subscription_set, apply_qual, set_name, registrations, models, path)
     return members
 
 
-def _name(entry: dict, field: str, path: Path) -> str:
-    value = entry.get(field)
-    if not isinstance(value, str) or not _NAME.match(value):
-        raise SubscriptionError(f"{path}: {field} {value!r} is not a name (letters, digits, underscores)")
-    return value
+def _set_members(
+    subscription_set: dict,
+    apply_qual: str,
+    set_name: str,
+    registrations: dict[str, Registration],
+    models: dict[str, str],
+    path: Path,
+) -> list[Member]:
+    """The members of one set; each claims its target's and its change model's names in `models`."""
+    where = f"{path}: set {apply_qual}.{set_name}"
+    policy = subscription_set.get("on_operational_error", "stop")
+    if policy not in ERROR_POLICIES:
+        raise SubscriptionError(
+            f"{where}: on_operational_error must be {' or '.join(ERROR_POLICIES)}, not {policy!r}"
+        )
+    members = []
+    for number, entry in enumerate(_list(subscription_set, "members", where), start=1):
+        entry = _mapping(entry, _MEMBER_KEYS, where, f"member {number}")
+        target = _name(entry.get("target"), "target", f"{where}: member {number}")
+        member = _member(entry, target, apply_qual, set_name, policy, registrations, where)
+        _claim_models(member, models, where)
+        members.append(member)
+    return members
 
 
 def _member(
     entry: dict,
+    target: str,
     apply_qual: str,
     set_name: str,
     policy: str,
     registrations: dict[str, Registration],
-    path: Path,
+    where: str,
 ) -> Member:
-    where = f"{path}: set {apply_qual}.{set_name}"
     source = entry.get("source")
-    registration = registrations.get(source)
+    registration = registrations.get(source) if isinstance(source, str) else None
     if registration is None:
         raise SubscriptionError(f"{where}: source {source!r} is not a registered table")
-    target = _name(entry, "target", path)
     if target != target.lower():
         raise SubscriptionError(f"{where}: target {target} must be lower case (it names a dbt model)")
     structure = entry.get("structure")
@@ -112,3 +142,62 @@ def _member(
             "table with key_updates_as_delete_insert: true or a before_image_prefix, or use structure ccd"
         )
     return Member(apply_qual, set_name, policy, registration, target, structure)
+
+
+def _models_of(project_dir: Path, registrations: dict[str, Registration]) -> dict[str, str]:
+    """The project's model names a target must not take, each with what it is: the hand-written
+    models and the registered tables' CD and CCD models (the generated targets and change models
+    are those of this declaration, claimed member by member)."""
+    generated = [project_dir / folder for folder in (CD_DIR, CCD_DIR, TARGETS_DIR, CHANGES_DIR)]
+    models = {
+        path.stem: f"the model {path.relative_to(project_dir)}"
+        for path in sorted((project_dir / MODELS_DIR).rglob("*"))
+        if path.suffix in (".sql", ".py") and not any(path.is_relative_to(folder) for folder in generated)
+    }
+    for registration in registrations.values():
+        models[cd_model_name(registration)] = f"the CD model of {registration.qualified_name}"
+        models[ccd_model_name(registration)] = f"the CCD model of {registration.qualified_name}"
+    return models
+
+
+def _claim_models(member: Member, models: dict[str, str], where: str) -> None:
+    """Record the member's target and change model in `models`, refusing a name already taken."""
+    target, changes = member.target_table, member.changes_model
+    as_target = f"target {target}"
+    if models.get(target) == as_target:
+        raise SubscriptionError(f"{where}: target {target} is declared twice")
+    if len(changes) > MAX_NAME_LENGTH:
+        raise SubscriptionError(
+            f"{where}: target {target}: its change model name {changes!r} is not a name ({_NAME_RULE})"
+        )
+    if target in models:
+        raise SubscriptionError(f"{where}: target {target} collides with {models[target]}")
+    if changes in models:
+        raise SubscriptionError(
+            f"{where}: target {target}: its change model {changes} collides with {models[changes]}"
+        )
+    models[target] = as_target
+    models[changes] = f"the change model of target {target}"
+
+
+def _name(value: object, field: str, where: str) -> str:
+    if not isinstance(value, str) or len(value) > MAX_NAME_LENGTH or not _NAME.fullmatch(value):
+        raise SubscriptionError(f"{where}: {field} {value!r} is not a name ({_NAME_RULE})")
+    return value
+
+
+def _mapping(value: object, known: tuple[str, ...], where: str, what: str) -> dict:
+    """`value` as a mapping of only the `known` keys."""
+    if not isinstance(value, dict):
+        raise SubscriptionError(f"{where}: {what} must be a mapping ({', '.join(known)}), not {value!r}")
+    unknown = next((key for key in value if key not in known), None)
+    if unknown is not None:
+        raise SubscriptionError(f"{where}: {what}: unknown key {unknown!r} (known: {', '.join(known)})")
+    return value
+
+
+def _list(mapping: dict, key: str, where: str) -> list:
+    value = mapping.get(key)
+    if not isinstance(value, list):
+        raise SubscriptionError(f"{where}: {key} must be a list, not {value!r}")
+    return value

@@ -79,6 +79,28 @@ def summarize(spark, after_batch: int) -> RunSummary:
     return summary
 
 
+def snapshot_rows_quarantined(spark, after_batch: int, up_to_batch: int) -> dict[str, int]:
+    """Rows of unloads landed in the landing batches (after_batch, up_to_batch] that validation
+    held back, counted by reason (source_snapshot_quarantine)."""
+    table = relation_name("source_snapshot_quarantine")
+    rows = spark.sql(
+        f"select quarantine_reason, count(*) as row_count from {table} "
+        f"where landing_batch > {int(after_batch)} and landing_batch <= {int(up_to_batch)} "
+        "group by quarantine_reason"
+    ).collect()
+    return {row["quarantine_reason"]: row["row_count"] for row in rows}
+
+
+def quarantine_text(records: dict[str, int], snapshot_rows: dict[str, int]) -> str:
+    """What a cycle quarantined, for its line: empty when nothing was."""
+    parts = []
+    for what, reasons in (("records", records), ("snapshot rows", snapshot_rows)):
+        if reasons:
+            counts = ", ".join(f"{reason} {count:,}" for reason, count in sorted(reasons.items()))
+            parts.append(f"{sum(reasons.values()):,} {what} quarantined ({counts})")
+    return "; ".join(parts)
+
+
 def capture_line(spark) -> str:
     """What the last completed capture cycle did, from its capture_cycles row."""
     table = relation_name("capture_cycles")

@@ -12,10 +12,15 @@ holds at most one:
     RESTART2=CURRENT_RESTART
 
 A token is 20 hex digits (a log position); only the special override may say CURRENT_RESTART.
-Names and tokens are read case-insensitively and kept in upper case. Comment lines may stand
-between overrides, not inside one; blank lines only at the end of the file. An absent or empty
-file overrides nothing. Any mistake is a TokenFileError naming the file and line, and nothing of
-the file is used.
+Names and tokens are read case-insensitively; a name is kept as its source is registered (the
+models match source names exactly), a token in upper case. Comment lines may stand between
+overrides, not inside one; blank lines only at the end of the file. An absent or empty file
+overrides nothing. Any mistake, bytes that are not UTF-8 included, is a TokenFileError naming the
+file and line, and nothing of the file is used.
+
+RESTART1 may be after RESTART2: the session's own state says so for a source with no UOW in
+flight (RESTART1 is then the highest position read, ADR 0003), and recover writes the state here.
+Whether UOWs committed between the two would be skipped depends on the log, not on the file.
 """
 
 from __future__ import annotations
@@ -39,7 +44,7 @@ class TokenFileError(ValueError):
     """A malformed token file; str is "path:line: reason"."""
 
     def __init__(self, path: str, line: int, reason: str) -> None:
-        super().__init__(f"{path}:{line}: {reason}")
+        super().__init__(f"{_printable(path)}:{line}: {reason}")
         self.path = path
         self.line = line
         self.reason = reason
@@ -54,7 +59,7 @@ class TokenPair:
 @dataclass(frozen=True)
 class TokenFile:
     explicit: dict[str, TokenPair] = field(default_factory=dict)
-    """OWNER.TABLE -> its override, in file order."""
+    """OWNER.TABLE, as registered -> its override, in file order."""
     special: TokenPair | None = None
 
     def is_empty(self) -> bool:
@@ -79,19 +84,44 @@ class _FirstHalf:
 
 
 def read_token_file(path: Path | None, registered: Iterable[str]) -> TokenFile:
-    """The overrides in the file at path; none if path is None or there is no file."""
+    """The overrides in the file at path; none if path is None or there is no file. ValueError
+    if it cannot be read."""
     if path is None:
         return TokenFile()
     try:
-        text = path.read_text(encoding="utf-8-sig")
+        data = path.read_bytes()
     except FileNotFoundError:
         return TokenFile()
+    except OSError as error:
+        raise ValueError(f"token file {_printable(str(path))} cannot be read: {error.strerror}") from None
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise _not_utf8(str(path), error) from None
     return parse_token_text(text, path=str(path), registered=registered)
 
 
+def _not_utf8(path: str, error: UnicodeDecodeError) -> TokenFileError:
+    """The error naming the line and column of the first byte that is not UTF-8."""
+    before = error.object[: error.start]
+    column = error.start - before.rfind(b"\n")
+    return TokenFileError(
+        path,
+        before.count(b"\n") + 1,
+        f"byte 0x{error.object[error.start]:02X} at column {column} is not UTF-8",
+    )
+
+
+def _printable(text: str) -> str:
+    """text as it is if it prints on one line as itself, else as a Python string literal (a
+    newline or other control character in a file name would break an error's one line)."""
+    return text if text.isprintable() else repr(text)
+
+
 def parse_token_text(text: str, *, path: str, registered: Iterable[str]) -> TokenFile:
-    """The overrides in text; path names the file in errors."""
-    sources = {name.upper() for name in registered}
+    """The overrides in text; path names the file in errors. Each name is read case-insensitively
+    and kept as `registered` spells it."""
+    sources = {name.upper(): name for name in registered}
     explicit: dict[str, TokenPair] = {}
     first_lines: dict[str, int] = {}  # source -> line of its override's first half
     special: TokenPair | None = None
@@ -137,14 +167,14 @@ def parse_token_text(text: str, *, path: str, registered: Iterable[str]) -> Toke
         if pending.name == _RESTART1:
             special, special_line = pair, pending.line
         else:
-            explicit[name], first_lines[name] = pair, pending.line
+            explicit[sources[name]], first_lines[name] = pair, pending.line
         pending = None
     if pending:
         fail(pending.line, f"RESTART2 line of {pending.what} is missing (the file ends)")
     return TokenFile(explicit, special)
 
 
-def _statement(line: str, sources: set[str], *, path: str, number: int) -> tuple[str, str]:
+def _statement(line: str, sources: Mapping[str, str], *, path: str, number: int) -> tuple[str, str]:
     """The upper-case name and token of a NAME=TOKEN line."""
 
     def fail(reason: str) -> NoReturn:
@@ -156,7 +186,7 @@ def _statement(line: str, sources: set[str], *, path: str, number: int) -> tuple
         fail("line is not NAME=TOKEN")
     special = name in (_RESTART1, _RESTART2)
     if not special and name not in sources:
-        fail(f"{name} is not a registered source")
+        fail(f"{_printable(name)} is not a registered source")
     if token.upper() == CURRENT_RESTART:
         if not special:
             fail("CURRENT_RESTART is only allowed in the special override")

@@ -54,8 +54,8 @@ committed_changes as (
         on cd.IBMSNAP_UOWID = uow.IBMSNAP_UOWID
     where
         {{ 'true' if applies else 'false' }}
-        and uow.IBMSNAP_COMMITSEQ > '{{ plan.fetch_after }}'
-        and uow.IBMSNAP_COMMITSEQ <= '{{ plan.to_synchpoint }}'
+        and uow.IBMSNAP_COMMITSEQ > {{ lakerep_string_literal(plan.fetch_after) }}
+        and uow.IBMSNAP_COMMITSEQ <= {{ lakerep_string_literal(plan.to_synchpoint) }}
 ),
 
 fetched as (

@@ -43,7 +43,7 @@
     {%- if kind != 'refresh' -%}
         {%- set log_end = run_query(
             'select max(position) as log_end from (select ' ~ lakerep_normalize_position('log_position')
-            ~ ' as position from ' ~ source('lakerep_raw', 'source_log') ~ ") where position rlike '^[0-9A-F]{20}$'"
+            ~ ' as position from ' ~ source('lakerep_raw', 'source_log') ~ ') where ' ~ lakerep_is_position('position')
         ).rows[0].log_end -%}
         {%- if log_end is none and kind in ['unload_start', 'unload_end'] -%}
             {{ exceptions.raise_compiler_error(who ~ ' rejected: the source log is empty, it has no end yet') }}

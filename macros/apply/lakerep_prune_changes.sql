@@ -26,7 +26,7 @@
         {{ return([]) }}
     {%- endif -%}
     {%- set synchpoint = global.SYNCHPOINT -%}
-    {%- set cutoff = (global.SYNCHTIME - modules.datetime.timedelta(minutes=var('retention_limit') | int)) | string -%}
+    {%- set cutoff = lakerep_retention_cutoff(global.SYNCHTIME) -%}
     {%- set retained_after = run_query(
         'select coalesce(max(IBMSNAP_COMMITSEQ), ' ~ lakerep_string_literal(lowest) ~ ') as position from ' ~ uow
         ~ " where IBMSNAP_LOGMARKER < timestamp'" ~ cutoff ~ "'"

@@ -69,7 +69,7 @@
     {%- if reread_from is none -%}
         {{ lakerep_in_capture_window(window, batch) }}
     {%- else -%}
-        ({{ batch }} <= {{ window.up_to_batch }} and {{ position }} >= '{{ reread_from }}')
+        ({{ batch }} <= {{ window.up_to_batch }} and {{ position }} >= {{ lakerep_string_literal(reread_from) }})
     {%- endif -%}
 {%- endmacro %}
 

@@ -34,8 +34,8 @@ source_records as (
     select * from {{ ref('stg_source_log') }}
     where
         {{ lakerep_in_source_read(window, registration) }}
-        and source_owner = '{{ source_owner }}'
-        and source_table = '{{ source_table }}'
+        and source_owner = {{ lakerep_string_literal(source_owner) }}
+        and source_table = {{ lakerep_string_literal(source_table) }}
 ),
 
 log_records as (
@@ -47,7 +47,7 @@ log_records as (
             where
                 record_type = 'C'
                 and landing_batch <= {{ window.up_to_batch }}
-                and log_position <= '{{ source_window.restart2 }}'
+                and log_position <= {{ lakerep_string_literal(source_window.restart2) }}
         ) as skipped_uows
             on source_records.uow_id = skipped_uows.uow_id
     {%- endif %}

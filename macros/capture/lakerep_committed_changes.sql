@@ -22,16 +22,16 @@
     inner join {{ ref('uow') }} as uow
         on cd.IBMSNAP_UOWID = uow.IBMSNAP_UOWID
     where
-        uow.IBMSNAP_COMMITSEQ > '{{ source_window.restart2 }}'
+        uow.IBMSNAP_COMMITSEQ > {{ lakerep_string_literal(source_window.restart2) }}
         {%- if source_window.reread_from is none %}
             and {{ lakerep_in_capture_window(window, 'uow.landing_batch') }}
             and (
                 {{ lakerep_in_capture_window(window, 'cd.landing_batch') }}
-                or cd.IBMSNAP_INTENTSEQ >= '{{ window.previous_resync_position }}'
+                or cd.IBMSNAP_INTENTSEQ >= {{ lakerep_string_literal(window.previous_resync_position) }}
             )
         {%- else %}
             and uow.landing_batch <= {{ window.up_to_batch }}
             and cd.landing_batch <= {{ window.up_to_batch }}
-            and cd.IBMSNAP_INTENTSEQ >= '{{ [source_window.reread_from, window.previous_resync_position] | min }}'
+            and cd.IBMSNAP_INTENTSEQ >= {{ lakerep_string_literal(([source_window.reread_from, window.previous_resync_position] | min)) }}
         {%- endif %}
 {% endmacro %}

@@ -26,7 +26,7 @@
         from {{ ref('stg_source_snapshot') }}
         where
             {{ predicate }}
-            and source_owner = '{{ registration.source_owner }}'
-            and source_table = '{{ registration.source_table }}'
+            and source_owner = {{ lakerep_string_literal(registration.source_owner) }}
+            and source_table = {{ lakerep_string_literal(registration.source_table) }}
     ) as parsed
 {% endmacro %}

@@ -8,7 +8,7 @@
     case
         when record_type is null or record_type not in ('I', 'U', 'D', 'C', 'R')
             then 'unknown_record_type'
-        when not coalesce(log_position rlike '^[0-9A-Fa-f]{20}$', false)
+        when not {{ lakerep_is_position('log_position') }}
             then 'malformed_log_position'
         when coalesce(trim(uow_id), '') = ''
             then 'missing_uow_id'
@@ -23,8 +23,78 @@
         when (record_type in ('I', 'U') and after_image is null)
             or (record_type in ('U', 'D') and before_image is null)
             then 'missing_image'
+        when record_type in ('I', 'U', 'D')
+            then coalesce(
+                {{ lakerep_registered_image_reason('before_image') }},
+                {{ lakerep_registered_image_reason('after_image') }}
+            )
     end
 {% endmacro %}
+
+
+{#-
+    Validation of an unloaded source row (SPEC §2.5): the first failing check, as a reason code,
+    or null when the row is valid on its own. A snapshot is all or nothing: a partial unload
+    would refresh a target without the rows held back, so stg_source_snapshot_checked holds every
+    row of a snapshot with a quarantined row as well ('snapshot_incomplete').
+-#}
+{% macro lakerep_snapshot_quarantine_reason() %}
+    case
+        when coalesce(trim(snapshot_id), '') = ''
+            then 'missing_snapshot_id'
+        when not {{ lakerep_is_position('unload_start_position') }}
+            or not {{ lakerep_is_position('unload_end_position') }}
+            then 'malformed_unload_position'
+        when upper(unload_start_position) > upper(unload_end_position)
+            then 'unload_start_after_end'
+        when coalesce(trim(source_owner), '') = '' or coalesce(trim(source_table), '') = ''
+            then 'snapshot_without_table'
+        when row_image is null or not {{ lakerep_is_json_object_or_null('row_image') }}
+            then 'image_not_json_object'
+        else {{ lakerep_registered_image_reason('row_image') }}
+    end
+{% endmacro %}
+
+
+{#-
+    SQL: why a row image (JSON text, already known to be an object or null) of a registered table
+    cannot be typed as its registration says, or null (also for an unregistered table). Each
+    value is checked with try_cast against its registered type, so a value that would become
+    null, or lose digits, is quarantined instead of changed:
+    'image_unknown_column' (a name not registered, a wrong case included), 'image_missing_key'
+    (a key column absent or null), 'image_value_wrong_type'. Reads source_owner and source_table.
+-#}
+{% macro lakerep_registered_image_reason(image_column) %}
+    {%- set values = 'from_json(' ~ image_column ~ ", 'map<string,string>')" -%}
+    case
+        when {{ image_column }} is null then null
+        {%- for registration in lakerep_registrations() %}
+        when source_owner = {{ lakerep_string_literal(registration.source_owner) }}
+            and source_table = {{ lakerep_string_literal(registration.source_table) }}
+            then {{ _lakerep_image_reason_for(values, registration) }}
+        {%- endfor %}
+    end
+{% endmacro %}
+
+
+{% macro _lakerep_image_reason_for(values, registration) -%}
+    {%- set names = [] -%}
+    {%- for column in registration.columns -%}
+        {%- do names.append(lakerep_string_literal(column.name)) -%}
+    {%- endfor -%}
+    case
+        when exists(map_keys({{ values }}), name -> name not in ({{ names | join(', ') }}))
+            then 'image_unknown_column'
+        {%- for key in registration.key_columns %}
+        when {{ values }}[{{ lakerep_string_literal(key) }}] is null then 'image_missing_key'
+        {%- endfor %}
+        {%- for column in registration.columns %}
+        when {{ values }}[{{ lakerep_string_literal(column.name) }}] is not null
+            and try_cast({{ values }}[{{ lakerep_string_literal(column.name) }}] as {{ column.data_type }}) is null
+            then 'image_value_wrong_type'
+        {%- endfor %}
+    end
+{%- endmacro %}
 
 
 {#- The source log's text timestamp as a timestamp; null when it is not one. -#}
@@ -36,6 +106,15 @@
 {#- True when the text is absent or a JSON object (an array, scalar or garbage is not). -#}
 {% macro lakerep_is_json_object_or_null(column) -%}
     ({{ column }} is null or (left(ltrim({{ column }}), 1) = '{' and from_json({{ column }}, 'map<string,string>') is not null))
+{%- endmacro %}
+
+
+{#-
+    True when the text is a log position: exactly 20 hex digits, in either case. The length is
+    checked apart because `$` in a Java pattern also matches before a final line break.
+-#}
+{% macro lakerep_is_position(column) -%}
+    coalesce(length({{ column }}) = 20 and {{ column }} rlike '^[0-9A-Fa-f]{20}$', false)
 {%- endmacro %}
 
 

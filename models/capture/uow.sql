@@ -36,7 +36,7 @@ uows_with_registered_changes as (
         is_registered_table
         and (
             {{ lakerep_in_session_read(window) }}
-            or log_position >= '{{ window.previous_resync_position }}'
+            or log_position >= {{ lakerep_string_literal(window.previous_resync_position) }}
         )
 ),
 

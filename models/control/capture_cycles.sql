@@ -81,8 +81,8 @@ cd_rows_in_cycle as (
         {%- set read_this_cycle = lakerep_in_source_read(window, entry, position='IBMSNAP_INTENTSEQ') %}
         union all
         select
-            '{{ entry.source_owner }}' as source_owner,
-            '{{ entry.source_table }}' as source_table,
+            {{ lakerep_string_literal(entry.source_owner) }} as source_owner,
+            {{ lakerep_string_literal(entry.source_table) }} as source_table,
             IBMSNAP_UOWID,
             IBMSNAP_INTENTSEQ,
             {{ read_this_cycle }} as read_this_cycle

@@ -69,8 +69,8 @@ committed_in_window as (
         {%- set registration = lakerep_registration(entry.source_owner, entry.source_table) %}
         union all
         select
-            '{{ entry.source_owner }}' as source_owner,
-            '{{ entry.source_table }}' as source_table,
+            {{ lakerep_string_literal(entry.source_owner) }} as source_owner,
+            {{ lakerep_string_literal(entry.source_table) }} as source_table,
             max(IBMSNAP_COMMITSEQ) as newest_commitseq
         from ({{ lakerep_committed_changes(entry.cd, registration, window) }}) as committed_changes
     {%- endfor %}
@@ -80,18 +80,18 @@ registrations as (
     {% for entry in registered_models %}
         {%- set registration = lakerep_registration(entry.source_owner, entry.source_table) %}
         select
-            '{{ registration.source_owner }}' as source_owner,
-            '{{ registration.source_table }}' as source_table,
-            '{{ entry.cd.schema }}' as cd_owner,
-            '{{ entry.cd.identifier }}' as cd_table,
-            '{{ entry.ccd.schema }}' as ccd_owner,
-            '{{ entry.ccd.identifier }}' as ccd_table,
+            {{ lakerep_string_literal(registration.source_owner) }} as source_owner,
+            {{ lakerep_string_literal(registration.source_table) }} as source_table,
+            {{ lakerep_string_literal(entry.cd.schema) }} as cd_owner,
+            {{ lakerep_string_literal(entry.cd.identifier) }} as cd_table,
+            {{ lakerep_string_literal(entry.ccd.schema) }} as ccd_owner,
+            {{ lakerep_string_literal(entry.ccd.identifier) }} as ccd_table,
             {{ 1 if registration.disable_refresh else 0 }} as disable_refresh,
             '{{ "Y" if registration.ccd_condensed else "N" }}' as ccd_condensed,
             '{{ "Y" if registration.ccd_complete else "N" }}' as ccd_complete,
             {{ lakerep_string_literal(registration.before_image_prefix) }} as before_img_prefix,
             '{{ "Y" if registration.key_updates_as_delete_insert else "N" }}' as partition_keys_chg,
-            '{{ lakerep_source_window(window, registration).restart2 }}' as read_after
+            {{ lakerep_string_literal(lakerep_source_window(window, registration).restart2) }} as read_after
         {{ 'union all' if not loop.last }}
     {% endfor %}
 ),

@@ -58,7 +58,7 @@ log_bounds as (
         min(log_position) as log_oldest_position,
         max(log_position) as log_end_position
     from log_positions
-    where log_position rlike '^[0-9A-F]{20}$'
+    where {{ lakerep_is_position('log_position') }}
 ),
 
 candidates as (

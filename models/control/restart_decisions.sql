@@ -112,10 +112,37 @@ log_end as (
     select max(log_timestamp) as log_end_time from log_records
 ),
 
+skipped_uows as (
+    -- A token file's pair with RESTART1 after RESTART2 (the state's own pair is so when no UOW
+    -- was in flight) is refused when a UOW that changed the source commits between the two:
+    -- reading from RESTART1 would never see it, and RESTART2 does not say it was processed.
+    select
+        decided.source_owner,
+        decided.source_table,
+        count(distinct commits.uow_id) as uows,
+        min(commits.log_position) as first_commit
+    from decided
+    inner join {{ ref('stg_source_log') }} as commits
+        on decided.restart2 < commits.log_position and decided.restart1 > commits.log_position
+    inner join {{ ref('stg_source_log') }} as changes
+        on
+            commits.uow_id = changes.uow_id
+            and decided.source_owner = changes.source_owner
+            and decided.source_table = changes.source_table
+            and changes.record_type in ('I', 'U', 'D')
+    where
+        decided.restart1 > decided.restart2
+        and decided.restart_rule in ('explicit override', 'special override', 'oldest supplied')
+        and commits.record_type = 'C'
+    group by decided.source_owner, decided.source_table
+),
+
 lagged as (
     select
         decided.*,
         restart_times.restart_time,
+        skipped_uows.uows as skipped_uows,
+        skipped_uows.first_commit as first_skipped_commit,
         cast(
             floor((unix_timestamp(log_end.log_end_time) - unix_timestamp(restart_times.restart_time)) / 60)
             as bigint
@@ -126,6 +153,10 @@ lagged as (
             decided.source_owner = restart_times.source_owner
             and decided.source_table = restart_times.source_table
     cross join log_end
+    left join skipped_uows
+        on
+            decided.source_owner = skipped_uows.source_owner
+            and decided.source_table = skipped_uows.source_table
 ),
 
 decision_rows as (
@@ -150,6 +181,15 @@ decision_rows as (
                         ') is no longer in the source log, whose oldest position is ', log_oldest_position,
                         '; warmns never switches to a cold start. Start with --start cold (re-reads the log',
                         ' from its oldest position and discards the CD and UOW rows), or restore the pruned log'
+                    )
+            when skipped_uows > 0
+                then
+                    concat(
+                        'ASN0124E session ', session_name, ' cannot start: the restart tokens of ', source_owner,
+                        '.', source_table, ' (', restart_rule, ') have RESTART1 ', restart1, ' after RESTART2 ',
+                        restart2, ', and ', skipped_uows, ' UOWs that changed it commit between the two (the first',
+                        ' at ', first_skipped_commit, '): they would be skipped. Give a RESTART1 at or before',
+                        ' their begin'
                     )
             when lag_minutes > {{ lag_limit_minutes }} then concat(
                 'ASN0123E session ', session_name, ' cannot warm start: the restart point of ',

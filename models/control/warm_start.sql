@@ -74,7 +74,7 @@ highest_read as (
     select
         greatest(
             coalesce(max(log_position), '00000000000000000000'),
-            '{{ window.previous_resync_position }}'
+            {{ lakerep_string_literal(window.previous_resync_position) }}
         ) as seq
     from log_records
 ),

@@ -2,13 +2,15 @@
 
 {#-
     Rows of unloaded source tables (SPEC §2.5), one per source row, with the log positions at
-    which the unload started and ended. Complete CCDs (and refresh) read this.
+    which the unload started and ended: the valid snapshots only (stg_source_snapshot_checked).
+    Complete CCDs and refresh read this.
 -#}
 
 with
 
-unloaded as (
-    select * from {{ source('lakerep_raw', 'source_snapshot') }}
+checked as (
+    select * from {{ ref('stg_source_snapshot_checked') }}
+    where quarantine_reason is null
 ),
 
 snapshot_rows as (
@@ -21,7 +23,7 @@ snapshot_rows as (
         row_image,
         landing_batch,
         landed_at
-    from unloaded
+    from checked
 )
 
 select * from snapshot_rows

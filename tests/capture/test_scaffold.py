@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import yaml
 
 from lakerep import PROJECT_DIR
+from lakerep.registrations import DECLARATION_PATH as REGISTRATIONS_PATH
 from lakerep.registrations import load_registrations
 from lakerep.scaffold import CONTRACTS_FILE, before_image_columns, ccd_model_name, cd_model_name, scaffold
+from lakerep.subscriptions import DECLARATION_PATH as SUBSCRIPTIONS_PATH
 
 
 def test_generated_files_match_the_declaration():
@@ -19,6 +22,9 @@ def test_a_new_registration_gets_its_models_and_a_removed_one_loses_them(tmp_pat
     project = tmp_path / "project"
     (project / "models/capture/cd").mkdir(parents=True)
     (project / "models/capture/cd/cd_gone__table.sql").write_text("-- stale\n")
+    for declaration in (REGISTRATIONS_PATH, SUBSCRIPTIONS_PATH):
+        (project / declaration).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(PROJECT_DIR / declaration, project / declaration)
     written = scaffold(project)
     registrations = load_registrations()
     for registration in registrations.values():

@@ -165,6 +165,22 @@ def test_an_explicit_override_moving_one_source_back_rereads_only_that_source(sp
     assert doubled == []
 
 
+def test_a_token_file_whose_restart1_passes_committed_uows_is_refused(spark, workload, tmp_path):
+    # RESTART1 after RESTART2 is the state's own shape when nothing was in flight; a token file
+    # that puts committed UOWs of the source between the two would skip them silently.
+    end_of_log = rows(spark, f"select max(log_position) as p from {landing.SOURCE_LOG_TABLE}")[0]["p"]
+    token_file = tmp_path / "skipping.tokens"
+    token_file.write_text(f"SALES.ORDERS={end_of_log}\nSALES.ORDERS={LOWEST}\n", encoding="utf-8")
+    cycles_before = len(rows(spark, "select distinct cycle_number from {capture_cycles}"))
+    with pytest.raises(
+        StartRefused,
+        match=r"ASN0124E .* SALES\.ORDERS \(explicit override\) have RESTART1 "
+        rf"{end_of_log} after RESTART2 {LOWEST}, and \d+ UOWs that changed it commit between",
+    ):
+        warm(token_file)
+    assert len(rows(spark, "select distinct cycle_number from {capture_cycles}")) == cycles_before
+
+
 def test_a_special_override_with_current_restart_starts_at_the_end_of_the_log(spark, workload, tmp_path):
     end_of_log = rows(spark, f"select max(log_position) as p from {landing.SOURCE_LOG_TABLE}")[0]["p"]
     token_file = tmp_path / "current.tokens"

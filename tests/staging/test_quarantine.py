@@ -36,6 +36,12 @@ ORDER_PAID = json.dumps(
 )
 
 
+def order_with(drop: tuple[str, ...] = (), **values) -> str:
+    """The ORDER image with some values replaced or added, and some columns left out."""
+    image = {**json.loads(ORDER), **values}
+    return json.dumps({name: value for name, value in image.items() if name not in drop})
+
+
 def position(n: int) -> str:
     return f"{n:020X}"
 
@@ -94,6 +100,28 @@ FIRST_BATCH = [
     record("duplicate_first_commit", 0x300, 0x2E0, "C"),
     record("commit_unknown_uow", 0x310, 0x999, "C"),
     record("duplicate_third_invalid", 0x2E0, 0x2F0, "I", after_image="[]"),
+    record("position_trailing_newline", 0x320, 0x200, "I", log_position=position(0x320) + "\n"),
+    record("position_with_quote", 0x330, 0x200, "I", log_position=position(0x330)[:-11] + "' OR '1'='1"),
+    record("position_with_backslash", 0x340, 0x200, "I", log_position=position(0x340)[:-1] + "\\"),
+    record("position_with_backtick", 0x350, 0x200, "I", log_position=position(0x350)[:-1] + "`"),
+    record("value_not_a_number", 0x360, 0x200, "I", after_image=order_with(total="abc")),
+    record(
+        "value_overflows_its_decimal", 0x370, 0x200, "I", after_image=order_with(total="1234567890123456")
+    ),
+    record("key_with_a_fraction", 0x380, 0x200, "I", after_image=order_with(order_id=1.5)),
+    record("date_not_a_date", 0x390, 0x200, "I", after_image=order_with(order_date="2026-13-45")),
+    record("before_value_wrong_type", 0x3A0, 0x200, "D", before_image=order_with(order_id="one")),
+    record("column_in_wrong_case", 0x3B0, 0x200, "I", after_image=order_with(TOTAL="10.00", drop=("total",))),
+    record("column_not_registered", 0x3C0, 0x200, "U", after_image=order_with(discount="1.00")),
+    record(
+        "column_names_to_escape",
+        0x3D0,
+        0x200,
+        "I",
+        after_image=order_with(**{"a'b": 1, "a\\b": 2, "a`b": 3, "a\nb": 4}),
+    ),
+    record("key_missing", 0x3E0, 0x200, "I", after_image=order_with(drop=("order_id",))),
+    record("key_null", 0x3F0, 0x200, "U", after_image=order_with(order_id=None)),
 ]
 
 SECOND_BATCH = [
@@ -125,6 +153,20 @@ EXPECTED_REASON = {
     "insert_without_after": "missing_image",
     "duplicate_second": "duplicate_log_position",
     "duplicate_third_invalid": "image_not_json_object",
+    "position_trailing_newline": "malformed_log_position",
+    "position_with_quote": "malformed_log_position",
+    "position_with_backslash": "malformed_log_position",
+    "position_with_backtick": "malformed_log_position",
+    "value_not_a_number": "image_value_wrong_type",
+    "value_overflows_its_decimal": "image_value_wrong_type",
+    "key_with_a_fraction": "image_value_wrong_type",
+    "date_not_a_date": "image_value_wrong_type",
+    "before_value_wrong_type": "image_value_wrong_type",
+    "column_in_wrong_case": "image_unknown_column",
+    "column_not_registered": "image_unknown_column",
+    "column_names_to_escape": "image_unknown_column",
+    "key_missing": "image_missing_key",
+    "key_null": "image_missing_key",
     "commit_unknown_uow": "commit_for_unknown_uow",
     "position_taken_earlier": "duplicate_log_position",
     "second_commit_across_batches": "uow_already_ended",
@@ -197,7 +239,7 @@ def test_summary_counts_each_batch(validated):
     assert first["row_changes_unregistered"] == 1
     assert first["uows_committed"] == 4
     assert sum(first["quarantined_by_reason"].values()) == len(first_quarantined)
-    assert first["quarantined_by_reason"]["malformed_log_position"] == 3
+    assert first["quarantined_by_reason"]["malformed_log_position"] == 7
     assert second["records_landed"] == len(SECOND_BATCH)
     assert second["quarantined_by_reason"] == {
         "duplicate_log_position": 1,

@@ -1,0 +1,57 @@
+{{ config(materialized='view') }}
+
+{#-
+    Every landed row of an unload (SPEC §2.5), verbatim, with the verdict of validation:
+    quarantine_reason is null for a valid row. A snapshot is taken in whole or not at all: when
+    one of its rows fails, or its rows disagree on the unload window, every row of it is held
+    back, so a refresh never loads a partial unload. A snapshot is judged per landing batch (one
+    landing of it), which also lets a filter on landing_batch reach the landing table.
+    stg_source_snapshot has the valid rows, source_snapshot_quarantine the others.
+-#}
+
+with
+
+unloaded as (
+    select * from {{ source('lakerep_raw', 'source_snapshot') }}
+),
+
+row_checked as (
+    select
+        *,
+        {{ lakerep_snapshot_quarantine_reason() }} as row_reason
+    from unloaded
+),
+
+snapshot_checked as (
+    select
+        *,
+        count_if(row_reason is not null) over snapshot_landing > 0 as has_rejected_rows,
+        min(upper(unload_start_position)) over snapshot_landing
+        < max(upper(unload_start_position)) over snapshot_landing
+        or min(upper(unload_end_position)) over snapshot_landing
+        < max(upper(unload_end_position)) over snapshot_landing as window_differs
+    from row_checked
+    window snapshot_landing as (partition by snapshot_id, landing_batch)
+),
+
+verdicts as (
+    select
+        snapshot_id,
+        source_owner,
+        source_table,
+        unload_start_position,
+        unload_end_position,
+        row_image,
+        landing_batch,
+        landed_at,
+        coalesce(
+            row_reason,
+            case
+                when window_differs then 'unload_window_differs'
+                when has_rejected_rows then 'snapshot_incomplete'
+            end
+        ) as quarantine_reason
+    from snapshot_checked
+)
+
+select * from verdicts

@@ -1,0 +1,123 @@
+"""Bad landed log records through a full `lakerep run` cycle: each kind is quarantined with its
+reason, the valid records of the same landing batch reach the CD tables and the targets, the
+cycle's line gives the quarantine by reason, and the run ends with exit code 6 (a pipeline
+notices; nothing was lost or changed)."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from apply.apply_support import MEMBERS, assert_target_equals_the_oracle, synchpoints
+from click.testing import CliRunner
+
+from lakerep import landing
+from lakerep.cli import EXIT_QUARANTINED, main
+from lakerep.lake import reset_lake
+from lakerep.pipeline import land_refresh_snapshots, land_workload
+from lakerep.summary import relation_name
+
+ORDER = {"order_id": 1, "customer_id": "C1", "order_date": "2026-01-01", "status": "NEW", "total": "10.00"}
+HIGH = 0xF0000000000000000000  # above every generated position: these records collide with none
+
+
+def bad(case: str, n: int, *, position: str | None = None, image: dict | str | None = None, **fields) -> dict:
+    after = image if isinstance(image, str) else json.dumps(image if image is not None else ORDER)
+    return {
+        "log_position": position if position is not None else f"{HIGH + n:020X}",
+        "uow_id": f"{HIGH + n:020X}",
+        "record_type": "I",
+        "source_owner": "SALES",
+        "source_table": "ORDERS",
+        "log_timestamp": "2026-01-01 00:00:00.000100",
+        "auth_id": "TESTER",
+        "auth_token": case,
+        "before_image": None,
+        "after_image": after,
+        **fields,
+    }
+
+
+BAD_RECORDS = {
+    "position_with_newline": (
+        bad("position_with_newline", 1, position=f"{HIGH + 1:020X}\n"),
+        "malformed_log_position",
+    ),
+    "position_with_quote": (
+        bad("position_with_quote", 2, position=f"{HIGH:020X}"[:9] + "' OR '1'='1"),
+        "malformed_log_position",
+    ),
+    "position_with_backslash": (
+        bad("position_with_backslash", 3, position=f"{HIGH:020X}"[:19] + "\\"),
+        "malformed_log_position",
+    ),
+    "position_with_backtick": (
+        bad("position_with_backtick", 4, position=f"{HIGH:020X}"[:19] + "`"),
+        "malformed_log_position",
+    ),
+    "value_wrong_type": (
+        bad("value_wrong_type", 5, image={**ORDER, "total": "abc"}),
+        "image_value_wrong_type",
+    ),
+    "column_in_wrong_case": (
+        bad("column_in_wrong_case", 6, image={**ORDER, "ORDER_ID": 2}),
+        "image_unknown_column",
+    ),
+    "key_missing": (
+        bad("key_missing", 7, image={k: v for k, v in ORDER.items() if k != "order_id"}),
+        "image_missing_key",
+    ),
+    "timestamp_with_quote": (
+        bad("timestamp_with_quote", 8, log_timestamp="2026-01-01' or 1=1"),
+        "malformed_log_timestamp",
+    ),
+    "image_not_object": (bad("image_not_object", 9, image="[1]"), "image_not_json_object"),
+}
+COPIES = [name for name, member in MEMBERS.items()
+          if not member.registration.disable_refresh and member.target_structure != "ccd"]  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def cycle(spark):
+    reset_lake()
+    workload = land_workload(records=2_000, seed=31, batch_records=1_000).workload
+    land_refresh_snapshots(workload)
+    valid = workload.next_batch(1_000).records
+    batch, landed = landing.land_log_records(spark, [*valid, *(r for r, _ in BAD_RECORDS.values())])
+    assert landed == len(valid) + len(BAD_RECORDS)
+    result = CliRunner().invoke(main, ["run", "--once"])
+    quarantined = spark.sql(
+        f"select * from {relation_name('source_log_quarantine')} where landing_batch = {batch}"
+    ).collect()
+    return {"workload": workload, "result": result, "quarantined": quarantined}
+
+
+def test_each_bad_record_is_quarantined_verbatim_with_its_reason(cycle):
+    found = {row["auth_token"]: row for row in cycle["quarantined"]}
+    assert {case: row["quarantine_reason"] for case, row in found.items()} == {
+        case: reason for case, (_, reason) in BAD_RECORDS.items()
+    }
+    for case, (record, _) in BAD_RECORDS.items():
+        assert found[case]["log_position"] == record["log_position"]
+        assert found[case]["after_image"] == record["after_image"]
+
+
+def test_the_cycle_line_gives_the_quarantine_and_the_run_exits_6(cycle):
+    result = cycle["result"]
+    assert result.exit_code == EXIT_QUARANTINED, result.output
+    assert re.search(
+        r"cycle \d+: .*; 9 records quarantined \(image_missing_key 1, image_not_json_object 1, "
+        r"image_unknown_column 1, image_value_wrong_type 1, malformed_log_position 4, "
+        r"malformed_log_timestamp 1\)$",
+        result.stdout,
+        re.MULTILINE,
+    ), result.stdout
+    assert "quarantined landed input" in result.stderr
+
+
+def test_the_valid_records_of_the_same_batch_reach_the_targets(spark, cycle):
+    after = synchpoints(spark)
+    for target in COPIES:
+        assert after[target] > "0" * 20
+        assert_target_equals_the_oracle(spark, cycle["workload"], MEMBERS[target], after[target])
