@@ -2,7 +2,8 @@
     Record-level validation of a landed log record (SPEC §2.1): the first failing check, as a
     reason code, or null when the record is valid on its own. Checks that need other records
     (duplicate position, commit of an unknown UOW) are in stg_source_log_checked itself.
-    The order of the WHEN branches is the precedence of the reasons.
+    The order of the WHEN branches is the precedence of the reasons. Reads the landed columns and
+    before_values, after_values, registered_types and registered_keys.
 -#}
 {% macro lakerep_record_quarantine_reason() %}
     case
@@ -25,8 +26,8 @@
             then 'missing_image'
         when record_type in ('I', 'U', 'D')
             then coalesce(
-                {{ lakerep_registered_image_reason('before_image') }},
-                {{ lakerep_registered_image_reason('after_image') }}
+                {{ lakerep_registered_image_reason('before_values') }},
+                {{ lakerep_registered_image_reason('after_values') }}
             )
     end
 {% endmacro %}
@@ -51,42 +52,57 @@
             then 'snapshot_without_table'
         when row_image is null or not {{ lakerep_is_json_object_or_null('row_image') }}
             then 'image_not_json_object'
-        else {{ lakerep_registered_image_reason('row_image') }}
+        else {{ lakerep_registered_image_reason('row_values') }}
     end
 {% endmacro %}
 
 
 {#-
-    SQL: why a row image (JSON text, already known to be an object or null) of a registered table
-    cannot be typed as its registration says, or null (also for an unregistered table). Each
-    value is checked with try_cast against its registered type, so a value that would become
-    null, or lose digits, is quarantined instead of changed:
+    SQL: why a parsed row image (a map of column to text, null when there is no image or it is
+    no JSON object) of a registered table cannot be typed as its registration says, or null (also
+    for an unregistered table). Each value is checked with try_cast against its registered type,
+    so a value its type cannot hold is quarantined instead of becoming null:
     'image_unknown_column' (a name not registered, a wrong case included), 'image_missing_key'
-    (a key column absent or null), 'image_value_wrong_type'. Reads source_owner and source_table.
-    The registrations go in as two map literals (columns to types, key columns) looked up by the
-    row's table, and the type check has one branch per distinct type: the expression stays small
-    however many tables are registered (a CASE per table and column made a view's text overflow
-    the metastore's 32,700 characters at 50 tables, and took 40 s to analyse).
+    (a key column absent or null), 'image_value_wrong_type' (`abc` for a number, `1.5` for an
+    integer, a number too large for its decimal; extra decimal places are rounded, as Spark casts).
+    Reads the columns registered_types and registered_keys (lakerep_registration_lookup).
 -#}
-{% macro lakerep_registered_image_reason(image_column) %}
-    {%- set values = 'from_json(' ~ image_column ~ ", 'map<string,string>')" -%}
-    {%- set table = "concat(source_owner, '.', source_table)" -%}
-    {%- set types = 'try_element_at(' ~ _lakerep_registered_column_types() ~ ', ' ~ table ~ ')' -%}
-    {%- set keys = 'try_element_at(' ~ _lakerep_registered_key_columns() ~ ', ' ~ table ~ ')' -%}
+{% macro lakerep_registered_image_reason(values) %}
     case
-        when {{ image_column }} is null or {{ types }} is null then null
-        when exists(map_keys({{ values }}), name -> not map_contains_key({{ types }}, name))
+        when {{ values }} is null or registered_types is null then null
+        when exists(map_keys({{ values }}), name -> not map_contains_key(registered_types, name))
             then 'image_unknown_column'
-        when exists({{ keys }}, name -> try_element_at({{ values }}, name) is null)
+        when exists(registered_keys, name -> try_element_at({{ values }}, name) is null)
             then 'image_missing_key'
         when exists(
             map_entries({{ values }}),
             entry -> entry.value is not null
-            and {{ _lakerep_value_does_not_fit('entry.value', 'try_element_at(' ~ types ~ ', entry.key)') }}
+            and {{ _lakerep_value_does_not_fit('entry.value', 'try_element_at(registered_types, entry.key)') }}
         )
             then 'image_value_wrong_type'
     end
 {% endmacro %}
+
+
+{#-
+    Select-list entries: the registration of the row's table (source_owner, source_table), null
+    for an unregistered one: registered_types (column -> type) and registered_keys. The
+    registrations go in as two map literals, once per model, and the type check has one branch
+    per distinct type, so the SQL stays small however many tables are registered (a CASE per
+    table and column made a view's text overflow the metastore's 32,700 characters at 50 tables).
+-#}
+{% macro lakerep_registration_lookup() -%}
+    try_element_at({{ _lakerep_registered_column_types() }}, concat(source_owner, '.', source_table))
+        as registered_types,
+    try_element_at({{ _lakerep_registered_key_columns() }}, concat(source_owner, '.', source_table))
+        as registered_keys
+{%- endmacro %}
+
+
+{#- A row image (JSON text) as a map of column to text; null when it is absent or no object. -#}
+{% macro lakerep_image_values(image_column) -%}
+    from_json({{ image_column }}, 'map<string,string>')
+{%- endmacro %}
 
 
 {#- A literal map: OWNER.TABLE -> (column -> registered type) of every registered table. -#}

@@ -28,7 +28,7 @@ with
 staged_batches as (
     select landing_batch from {{ ref('stg_source_log_checked') }}
     union all
-    select landing_batch from {{ ref('stg_source_snapshot') }}
+    select landing_batch from {{ ref('stg_source_snapshot_checked') }}
 ),
 
 staged as (

@@ -29,12 +29,21 @@ already_valid as (
     ], where='quarantine_reason is null') }}
 ),
 
+parsed as (
+    select
+        *,
+        {{ lakerep_image_values('before_image') }} as before_values,
+        {{ lakerep_image_values('after_image') }} as after_values,
+        {{ lakerep_registration_lookup() }}
+    from landed
+),
+
 record_checked as (
     select
         *,
         {{ lakerep_normalize_position('log_position') }} as normalized_position,
         {{ lakerep_record_quarantine_reason() }} as record_reason
-    from landed
+    from parsed
 ),
 
 positions_taken as (

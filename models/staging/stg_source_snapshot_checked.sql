@@ -15,11 +15,19 @@ unloaded as (
     select * from {{ source('lakerep_raw', 'source_snapshot') }}
 ),
 
+parsed as (
+    select
+        *,
+        {{ lakerep_image_values('row_image') }} as row_values,
+        {{ lakerep_registration_lookup() }}
+    from unloaded
+),
+
 row_checked as (
     select
         *,
         {{ lakerep_snapshot_quarantine_reason() }} as row_reason
-    from unloaded
+    from parsed
 ),
 
 snapshot_checked as (

@@ -1,7 +1,7 @@
 """Bad landed log records through a full `lakerep run` cycle: each kind is quarantined with its
 reason, the valid records of the same landing batch reach the CD tables and the targets, the
-cycle's line gives the quarantine by reason, and the run ends with exit code 6 (a pipeline
-notices; nothing was lost or changed)."""
+cycle's line gives the quarantine by reason (a landing batch of nothing but a bad unload
+included), and the run ends with exit code 6 (a pipeline notices; nothing was lost or changed)."""
 
 from __future__ import annotations
 
@@ -86,6 +86,10 @@ def cycle(spark):
     valid = workload.next_batch(1_000).records
     batch, landed = landing.land_log_records(spark, [*valid, *(r for r, _ in BAD_RECORDS.values())])
     assert landed == len(valid) + len(BAD_RECORDS)
+    # and a landing batch of nothing but a bad unload: reported all the same
+    commits = workload.oracle.commit_positions()
+    unload = workload.snapshot("SALES.ORDERS", commits[0], commits[-1]).to_landing_rows()[:2]
+    landing.land_snapshot_rows(spark, [{**row, "unload_start_position": "'"} for row in unload])
     result = CliRunner().invoke(main, ["run", "--once"])
     quarantined = spark.sql(
         f"select * from {relation_name('source_log_quarantine')} where landing_batch = {batch}"
@@ -109,7 +113,7 @@ def test_the_cycle_line_gives_the_quarantine_and_the_run_exits_6(cycle):
     assert re.search(
         r"cycle \d+: .*; 9 records quarantined \(image_missing_key 1, image_not_json_object 1, "
         r"image_unknown_column 1, image_value_wrong_type 1, malformed_log_position 4, "
-        r"malformed_log_timestamp 1\)$",
+        r"malformed_log_timestamp 1\); 2 snapshot rows quarantined \(malformed_unload_position 2\)$",
         result.stdout,
         re.MULTILINE,
     ), result.stdout
