@@ -37,7 +37,8 @@
     Validation of an unloaded source row (SPEC §2.5): the first failing check, as a reason code,
     or null when the row is valid on its own. A snapshot is all or nothing: a partial unload
     would refresh a target without the rows held back, so stg_source_snapshot_checked holds every
-    row of a snapshot with a quarantined row as well ('snapshot_incomplete').
+    row of a snapshot with a quarantined row as well ('snapshot_incomplete'). Reads the landed
+    columns and row_values, registered_types and registered_keys.
 -#}
 {% macro lakerep_snapshot_quarantine_reason() %}
     case
