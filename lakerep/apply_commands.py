@@ -12,15 +12,14 @@ from __future__ import annotations
 import contextlib
 import getpass
 import json
-import os
 import re
 import socket
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 from lakerep import dbt
 from lakerep.critical_section import critical_section
+from lakerep.lake import lake_home
 from lakerep.session_lock import refuse_if_active
 from lakerep.subscriptions import load_members
 
@@ -157,12 +156,6 @@ def _check_member(target_table: str) -> None:
         raise ValueError(
             f"no member of subscriptions.yml has the target {target_table} (members: {', '.join(members)})"
         )
-
-
-def lake_home() -> Path:
-    """The lakerep home (LAKEREP_HOME, default .lakerep/ in the project): the lake and its locks."""
-    dbt.use_project_paths()
-    return Path(os.environ["LAKEREP_HOME"])
 
 
 def _latest_prune(spark, table: str):

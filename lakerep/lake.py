@@ -9,7 +9,6 @@ from pathlib import Path
 
 from lakerep import dbt
 from lakerep.critical_section import critical_section
-from lakerep.profile import check_environment
 from lakerep.session_lock import refuse_if_active
 
 _landing_tables_ready = False
@@ -19,9 +18,8 @@ def lake_home() -> Path:
     """The lakerep home (LAKEREP_HOME, default .lakerep/ in the project): the lake and its locks.
 
     Every entry point asks for it before Spark or dbt start, so the variables the profile renders
-    into Spark's settings are checked first (ValueError naming the variable)."""
+    into Spark's settings are checked first (dbt.use_project_paths: ValueError naming the variable)."""
     dbt.use_project_paths()
-    check_environment()
     return Path(os.environ["LAKEREP_HOME"])
 
 
