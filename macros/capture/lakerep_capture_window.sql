@@ -1,6 +1,7 @@
 {#-
     The capture cycle now running (the highest cycle of capture_window), as literals so Delta
-    can skip files: a dict with cycle_number, after_batch and up_to_batch (new landing batches:
+    can skip files: a dict with cycle_number, run_id (of the run that opened the cycle),
+    after_batch and up_to_batch (new landing batches:
     after_batch < landing_batch <= up_to_batch), previous_resync_position (the begin of the
     oldest UOW still open when the previous cycle ended), cold_start (discard the CD and UOW rows
     first), reread_from (the lowest RESTART1 of the sources that read again, or none) and
@@ -11,6 +12,7 @@
 {% macro lakerep_capture_window(relation=none) %}
     {% set window = {
         'cycle_number': 0,
+        'run_id': none,
         'after_batch': 0,
         'up_to_batch': 0,
         'previous_resync_position': lakerep_lowest_position(),
@@ -27,7 +29,7 @@
         {% if rows | length == 0 %}
             {{ exceptions.raise_compiler_error('capture_window holds no cycle') }}
         {% endif %}
-        {% for name in ['cycle_number', 'after_batch', 'up_to_batch', 'previous_resync_position', 'cold_start'] %}
+        {% for name in ['cycle_number', 'run_id', 'after_batch', 'up_to_batch', 'previous_resync_position', 'cold_start'] %}
             {% do window.update({name: rows[0][name]}) %}
         {% endfor %}
         {% for row in rows %}

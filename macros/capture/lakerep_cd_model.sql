@@ -5,8 +5,9 @@
     User columns hold the row after the change (for a delete, the deleted row); before-image
     columns (registered prefix + name) hold the row before it. A key-changing update of a table
     registered with key_updates_as_delete_insert becomes a delete of the old key and an insert
-    of the new one, both at the update's log position. Merged on (INTENTSEQ, OPERATION), so
-    re-reading a window adds nothing twice; the merge reads only the CD rows at or above the
+    of the new one, both at the update's log position. Appended once per cycle when the cycle
+    reads new batches only (lakerep_idempotent_append), else merged on (INTENTSEQ, OPERATION),
+    so re-reading a window adds nothing twice; the merge reads only the CD rows at or above the
     cycle's lowest position (lakerep_merge_floor).
     A source reading again from its restart tokens (lakerep_source_window) takes every landed
     record at or above its RESTART1, except those of UOWs committed at or before its RESTART2.
@@ -19,6 +20,7 @@
     unique_key=['IBMSNAP_INTENTSEQ', 'IBMSNAP_OPERATION'],
     lakerep_merge_floor='IBMSNAP_INTENTSEQ',
     lakerep_rows_never_change=true,
+    lakerep_idempotent_append='table:' ~ source_owner ~ '.' ~ source_table,
     on_schema_change='fail',
     pre_hook="{{ lakerep_discard_on_cold_start() }}",
     lakerep_writes_if='table_changed:' ~ source_owner ~ '.' ~ source_table,

@@ -13,7 +13,9 @@
     {%- if lakerep_skips_this_cycle() -%}
         {{ return(lakerep_skip()) }}
     {%- endif -%}
-    {{ return(lakerep_with_file_skipping(dbt.materialization_incremental_spark)) }}
+    {%- set result = lakerep_with_file_skipping(dbt.materialization_incremental_spark) -%}
+    {%- do lakerep_end_idempotent_append() -%}
+    {{ return(result) }}
 {%- endmaterialization %}
 
 

@@ -11,7 +11,8 @@
     whose key is a log position, and a log record is immutable) merges without `when matched`:
     a row already held is left as it is, and Delta's insert-only MERGE reads the target once to
     leave out what it holds, where an update clause costs a pass to find the touched files, a
-    materialized source and a rewrite (issue 21: three Spark jobs fewer per CD merge).
+    materialized source and a rewrite (issue 21: three Spark jobs fewer per CD merge); and when
+    its cycle can only write new rows, with an idempotent INSERT (lakerep_idempotent_append).
 -#}
 {% macro spark__get_merge_sql(target, source, unique_key, dest_columns, incremental_predicates) %}
     {%- set predicates = [] if incremental_predicates is none else [] + incremental_predicates -%}
@@ -24,6 +25,10 @@
         {%- endif -%}
     {%- endif -%}
     {%- if config.get('lakerep_rows_never_change', false) and keys -%}
+        {%- set transaction = lakerep_idempotent_append() -%}
+        {%- if transaction is not none -%}
+            {{ return(lakerep_idempotent_append_sql(target, source, transaction)) }}
+        {%- endif -%}
         {{ return(lakerep_insert_new_rows_sql(target, source, keys, predicates)) }}
     {%- endif -%}
     {{ return(dbt.spark__get_merge_sql(target, source, unique_key, dest_columns, predicates)) }}

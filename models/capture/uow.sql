@@ -5,6 +5,7 @@
         unique_key='IBMSNAP_COMMITSEQ',
         lakerep_merge_floor='IBMSNAP_COMMITSEQ',
         lakerep_rows_never_change=true,
+        lakerep_idempotent_append='session',
         on_schema_change='fail',
         pre_hook="{{ lakerep_discard_on_cold_start() }}",
     )

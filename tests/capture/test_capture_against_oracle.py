@@ -14,7 +14,7 @@ from ccd_support import actual_ccd_history, actual_condensed_state, expected_ccd
 from lakerep import dbt
 from lakerep.lake import reset_lake
 from lakerep.pipeline import APPLY_MODELS, land_workload, run_cycle
-from lakerep.registrations import load_registrations
+from lakerep.registrations import ccd_model_name, load_registrations
 from lakerep.scaffold import cd_model_name
 from lakerep.summary import relation_name
 
@@ -75,10 +75,11 @@ def test_ccds_equal_the_oracle_at_the_capture_synchpoint(spark, captured):
 
 
 def test_the_merges_read_the_targets_from_the_cycles_lowest_position(spark, captured):
-    """The last cycle's CD and UOW merges keep a floor on the stored rows' position
+    """The last cycle's non-condensed CCD merges keep a floor on the stored rows' position
     (lakerep_merge_floor): at or below every change of a registered table the cycle read, so a
     row read again still meets its stored twin (the tests above check that nothing is doubled),
-    and above the first landing batch's lowest, so the merge does not read the whole history."""
+    and above the first landing batch's lowest, so the merge does not read the whole history.
+    (A CD or UOW merge, when a source reads again, keeps the same floor: the last test.)"""
     landed = spark.sql(
         "select landing_batch, upper(log_position) as position, record_type,"
         " concat(source_owner, '.', source_table) as source from lakerep_raw.source_log"
@@ -91,13 +92,36 @@ def test_the_merges_read_the_targets_from_the_cycles_lowest_position(spark, capt
     )
     lowest_landed = min(row.position for row in landed)
     compiled = Path(os.environ["DBT_TARGET_PATH"]) / "run" / "lakerep" / "models" / "capture"
-    for path in [compiled / "uow.sql", *(compiled / "cd").glob("*.sql")]:
+    history_ccds = [r for r in REGISTRATIONS.values() if not r.ccd_condensed]
+    assert history_ccds
+    for registration in history_ccds:
+        path = compiled / "ccd" / f"{ccd_model_name(registration)}.sql"
         merge = path.read_text(encoding="utf-8")
-        floor = re.search(r"DBT_INTERNAL_DEST\.IBMSNAP_\w+ >= '(\w+)'", merge)
+        floor = re.search(r"DBT_INTERNAL_DEST\.IBMSNAP_INTENTSEQ >= '(\w+)'", merge)
         assert floor, path.name
         assert lowest_landed < floor.group(1) <= lowest_read, path.name
-        # A CD or UOW row never changes once written (lakerep_rows_never_change): insert-only.
-        assert "when not matched then insert" in merge and "when matched" not in merge, path.name
+
+
+def test_a_cycle_of_new_batches_appends_cd_and_uow_rows_once(spark, captured):
+    """A cycle that reads new landing batches only appends its CD and UOW rows with a plain
+    INSERT under Delta's transaction identifiers (lakerep_idempotent_append): every cycle of
+    the fixture ran twice, the second time as if the first had been cut off before its commit
+    record, and the second append was left out by Delta, not doubled. The identifiers are unset
+    once the invocation ends."""
+    compiled = Path(os.environ["DBT_TARGET_PATH"]) / "run" / "lakerep" / "models" / "capture"
+    for path in [compiled / "uow.sql", *(compiled / "cd").glob("*.sql")]:
+        statement = " ".join(path.read_text(encoding="utf-8").split())
+        assert "insert into lakerep_capture." in statement, path.name
+        assert "merge" not in statement.lower(), path.name
+    for model in ["uow", *(cd_model_name(registration) for registration in REGISTRATIONS.values())]:
+        table = relation_name(model)
+        key = "IBMSNAP_COMMITSEQ" if model == "uow" else "IBMSNAP_INTENTSEQ, IBMSNAP_OPERATION"
+        duplicates = spark.sql(f"select {key} from {table} group by {key} having count(*) > 1").collect()
+        assert duplicates == [], model
+        appends = spark.sql(f"describe history {table}").where("operation = 'WRITE'").count()
+        assert appends >= CYCLES - 1, model
+    for setting in ["txnAppId", "txnVersion"]:
+        assert spark.conf.get(f"spark.databricks.delta.write.{setting}", None) is None
 
 
 SKIPPING = "set spark.databricks.delta.stats.skipping = "
