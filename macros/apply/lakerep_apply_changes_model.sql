@@ -138,32 +138,28 @@ member_rows as (
 {%- set same_key -%}
     {% for key in keys %}changes.`{{ key }}` <=> held.`{{ key }}`{{ ' and ' if not loop.last }}{% endfor %}
 {%- endset %}
+{%- set change_sequence -%}
+    partition by {{ key_list }}
+    order by IBMSNAP_COMMITSEQ, IBMSNAP_INTENTSEQ, case IBMSNAP_OPERATION when 'D' then 0 else 1 end
+{%- endset %}
+-- Each change with its key's place and count, and its key's first change (first_value over the
+-- same order: one pass over the changes, no join back to them).
 ordered as (
     select
         *,
-        row_number() over (
-            partition by {{ key_list }}
-            order by IBMSNAP_COMMITSEQ, IBMSNAP_INTENTSEQ, case IBMSNAP_OPERATION when 'D' then 0 else 1 end
-        ) as change_order,
-        count(*) over (partition by {{ key_list }}) as change_count
-    from fetched
-),
-
-first_changes as (
-    select
-        {{ key_list }},
-        IBMSNAP_OPERATION as first_operation,
-        IBMSNAP_COMMITSEQ as first_commitseq,
-        to_json(named_struct(
+        row_number() over ({{ change_sequence }}) as change_order,
+        count(*) over (partition by {{ key_list }}) as change_count,
+        first_value(IBMSNAP_OPERATION) over ({{ change_sequence }}) as first_operation,
+        first_value(IBMSNAP_COMMITSEQ) over ({{ change_sequence }}) as first_commitseq,
+        first_value(named_struct(
             'IBMSNAP_COMMITSEQ', IBMSNAP_COMMITSEQ,
             'IBMSNAP_INTENTSEQ', IBMSNAP_INTENTSEQ,
             'IBMSNAP_OPERATION', IBMSNAP_OPERATION,
             {%- for column in registration.columns %}
                 '{{ column.name }}', `{{ column.name }}`{{ ',' if not loop.last }}
             {%- endfor %}
-        )) as first_change
-    from ordered
-    where change_order = 1
+        )) over ({{ change_sequence }}) as first_image
+    from fetched
 ),
 
 held_keys as (
@@ -179,13 +175,9 @@ held_keys as (
 keyed_changes as (
     select
         changes.*,
-        first_changes.first_operation,
-        first_changes.first_commitseq,
-        first_changes.first_change,
+        to_json(changes.first_image) as first_change,
         held.`{{ keys[0] }}` is not null as existed
     from ordered as changes
-    inner join first_changes
-        on {% for key in keys %}changes.`{{ key }}` <=> first_changes.`{{ key }}`{{ ' and ' if not loop.last }}{% endfor %}
     left join held_keys as held on {{ same_key }}
     where changes.change_order = changes.change_count
 ),
@@ -233,7 +225,7 @@ member_rows as (
     {%- if refreshing %}
         union all
         select loaded_rows.* from loaded_rows
-        left anti join first_changes as changes
+        left anti join (select distinct {{ key_list }} from fetched) as changes
             on {% for key in keys %}changes.`{{ key }}` <=> loaded_rows.`{{ key }}`{{ ' and ' if not loop.last }}{% endfor %}
     {%- endif %}
 )

@@ -46,18 +46,37 @@
 
 
 {#-
-    SQL of the current Apply cycle's number. A member's change model holds the rows of the cycle
-    that last wrote it, which is an older one when the member had nothing to do since.
+    The current Apply cycle's number, as a literal for the models that run in the cycle after
+    apply_plan (0 before apply_plan has planned a cycle, and at parse time): read with the
+    member plans, once per invocation (lakerep_current_plan_rows), so no statement of the cycle
+    reads apply_plan again to find it. A member's change model holds the rows of the cycle that
+    last wrote it, which is an older one when the member had nothing to do since.
 -#}
 {% macro lakerep_current_apply_cycle() -%}
+    {{ lakerep_current_plan_rows() | map(attribute='apply_cycle') | max | default(0, true) }}
+{%- endmacro %}
+
+
+{#-
+    SQL of the latest Apply cycle's number, for a view: it reads apply_plan whenever it is queried.
+    The models of the cycle use the literal lakerep_current_apply_cycle().
+-#}
+{% macro lakerep_latest_apply_cycle() -%}
     (select max(apply_cycle) from {{ ref('apply_plan') }})
 {%- endmacro %}
 
 
-{#- SQL of the current Apply cycle's plan: apply_plan's rows of its highest cycle. -#}
+{#- SQL of the latest Apply cycle's plan, for a view: apply_plan's rows of its highest cycle. -#}
 {% macro lakerep_current_plan() %}
     select * from {{ ref('apply_plan') }}
-    where apply_cycle = (select max(apply_cycle) from {{ ref('apply_plan') }})
+    where apply_cycle = {{ lakerep_latest_apply_cycle() }}
+{% endmacro %}
+
+
+{#- SQL of the plan of the cycle now running, for its models after apply_plan: one read of it. -#}
+{% macro lakerep_cycle_plan() %}
+    select * from {{ ref('apply_plan') }}
+    where apply_cycle = {{ lakerep_current_apply_cycle() }}
 {% endmacro %}
 
 
@@ -65,9 +84,11 @@
     SQL of the given columns of every member's change model in the current Apply cycle, with the
     member's target_table (typed, empty when no member is declared). A member that cannot change
     its target this cycle has no rows in it, and its change model is not read
-    (lakerep_reads_member_this_cycle). Argument: columns — [name, data type] pairs.
+    (lakerep_reads_member_this_cycle). Arguments: columns — [name, data type] pairs;
+    apply_cycle — SQL of the cycle's number (default the literal lakerep_current_apply_cycle();
+    a view passes lakerep_latest_apply_cycle()).
 -#}
-{% macro lakerep_member_change_rows(columns) %}
+{% macro lakerep_member_change_rows(columns, apply_cycle=none) %}
     {%- set entries = [] -%}
     {%- for entry in lakerep_member_change_models() if lakerep_reads_member_this_cycle(entry.target_table) -%}
         {%- do entries.append(entry) -%}
@@ -79,7 +100,7 @@
                 {{ name }}{{ ',' if not loop.last }}
             {%- endfor %}
         from {{ entry.changes }}
-        where apply_cycle = {{ lakerep_current_apply_cycle() }}
+        where apply_cycle = {{ apply_cycle or lakerep_current_apply_cycle() }}
         {{ 'union all' if not loop.last }}
     {% else %}
         select

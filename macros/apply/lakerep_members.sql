@@ -40,19 +40,24 @@
         'fetch_after': lakerep_lowest_position(), 'to_synchpoint': lakerep_lowest_position(),
         'snapshot_id': none, 'refresh_start': none, 'refresh_end': none, 'mitigate_through': none,
     } -%}
-    {%- set relation = ref('apply_plan') -%}
-    {%- if execute -%}
-        {#- The whole cycle's plan, read once per invocation: every model that asks runs after apply_plan. -#}
-        {%- set rows = lakerep_rows_once(
-            'select * from ' ~ relation ~ ' where apply_cycle = (select max(apply_cycle) from ' ~ relation ~ ')'
-        ) -%}
-        {%- for row in rows if row.target_table == target_table -%}
-            {%- for name in plan -%}
-                {%- do plan.update({name: row[name]}) -%}
-            {%- endfor -%}
+    {%- for row in lakerep_current_plan_rows() if row.target_table == target_table -%}
+        {%- for name in plan -%}
+            {%- do plan.update({name: row[name]}) -%}
         {%- endfor -%}
-    {%- endif -%}
+    {%- endfor -%}
     {{ return(plan) }}
+{% endmacro %}
+
+
+{#-
+    apply_plan's rows of the current cycle, read once per invocation: every model that asks runs
+    after apply_plan. Empty at parse time.
+-#}
+{% macro lakerep_current_plan_rows() %}
+    {%- set relation = ref('apply_plan') -%}
+    {{ return(lakerep_rows_once(
+        'select * from ' ~ relation ~ ' where apply_cycle = (select max(apply_cycle) from ' ~ relation ~ ')'
+    ) if execute else []) }}
 {% endmacro %}
 
 

@@ -75,36 +75,34 @@ classified as (
     from images
 ),
 
+-- One row per row change: a key-changing update split into a delete and an insert gives two
+-- (one scan of the records, not one per operation).
 row_changes as (
     select
         uow_id,
         log_position,
-        'D' as operation,
-        before_row as user_row,
-        before_row as prior_row,
+        change.operation,
+        change.user_row,
+        change.prior_row,
         landing_batch
     from classified
-    where record_type = 'D' or is_split_key_update
-    union all
-    select
-        uow_id,
-        log_position,
-        'I' as operation,
-        after_row as user_row,
-        null as prior_row,
-        landing_batch
-    from classified
-    where record_type = 'I' or is_split_key_update
-    union all
-    select
-        uow_id,
-        log_position,
-        'U' as operation,
-        after_row as user_row,
-        before_row as prior_row,
-        landing_batch
-    from classified
-    where record_type = 'U' and not is_split_key_update
+    lateral view explode(
+        case
+            when is_split_key_update then array(
+                named_struct('operation', 'D', 'user_row', before_row, 'prior_row', before_row),
+                named_struct('operation', 'I', 'user_row', after_row, 'prior_row', null)
+            )
+            when record_type = 'D' then array(
+                named_struct('operation', 'D', 'user_row', before_row, 'prior_row', before_row)
+            )
+            when record_type = 'I' then array(
+                named_struct('operation', 'I', 'user_row', after_row, 'prior_row', null)
+            )
+            when record_type = 'U' then array(
+                named_struct('operation', 'U', 'user_row', after_row, 'prior_row', before_row)
+            )
+        end
+    ) changes as change
 ),
 
 cd_rows as (

@@ -21,7 +21,7 @@
 with
 
 plan as (
-    {{ lakerep_current_plan() }}
+    {{ lakerep_cycle_plan() }}
 ),
 
 errors as (

@@ -182,21 +182,25 @@ member_needs as (
     from member_inputs
 ),
 
+-- From the members and their sources, not member_needs: Spark would plan the member state
+-- (apply_plan's and apply_trail's history) once more for it.
 fitting_snapshots as (
     select
-        member_needs.target_table,
+        members.target_table,
         max_by(snapshots.snapshot_id, snapshots.unload_start_position) as snapshot_id,
         max(snapshots.unload_start_position) as unload_start_position,
         max_by(snapshots.unload_end_position, snapshots.unload_start_position) as unload_end_position
-    from member_needs
+    from members
+    inner join sources
+        on members.source_owner = sources.source_owner and members.source_table = sources.source_table
     cross join set_synchpoint
     inner join snapshots
         on
-            member_needs.source_owner = snapshots.source_owner
-            and member_needs.source_table = snapshots.source_table
-            and member_needs.cd_old_synchpoint <= snapshots.unload_start_position
+            members.source_owner = snapshots.source_owner
+            and members.source_table = snapshots.source_table
+            and sources.cd_old_synchpoint <= snapshots.unload_start_position
             and set_synchpoint.to_synchpoint >= snapshots.unload_end_position
-    group by member_needs.target_table
+    group by members.target_table
 ),
 
 member_actions as (

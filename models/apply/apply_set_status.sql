@@ -19,7 +19,9 @@ member_errors as (
     select
         target_table,
         count(operational_error) as operational_errors
-    from ({{ lakerep_member_change_rows([['operational_error', 'string']]) }}) as member_changes
+    from ({{ lakerep_member_change_rows(
+        [['operational_error', 'string']], apply_cycle=lakerep_latest_apply_cycle()
+    ) }}) as member_changes
     group by target_table
 ),
 

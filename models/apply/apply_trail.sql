@@ -22,7 +22,7 @@
 with
 
 plan as (
-    {{ lakerep_current_plan() }}
+    {{ lakerep_cycle_plan() }}
 ),
 
 member_rows as (

@@ -138,8 +138,9 @@ source_rows as (
             registrations.source_owner = previous.SOURCE_OWNER
             and registrations.source_table = previous.SOURCE_TABLE
             and previous.GLOBAL_RECORD = 'N'
-    -- Read only on a cold start.
-    left join previous as previous_global on previous_global.GLOBAL_RECORD = 'Y'  -- noqa: ST11
+    {%- if window.cold_start %}
+        left join previous as previous_global on previous_global.GLOBAL_RECORD = 'Y'  -- noqa: ST11
+    {%- endif %}
 ),
 
 global_record as (

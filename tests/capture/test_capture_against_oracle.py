@@ -4,9 +4,11 @@ read again."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from pathlib import Path
+from urllib.parse import urlparse
 
 import pytest
 from ccd_support import actual_ccd_history, actual_condensed_state, expected_ccd_history, global_synchpoint
@@ -118,10 +120,27 @@ def test_a_cycle_of_new_batches_appends_cd_and_uow_rows_once(spark, captured):
         key = "IBMSNAP_COMMITSEQ" if model == "uow" else "IBMSNAP_INTENTSEQ, IBMSNAP_OPERATION"
         duplicates = spark.sql(f"select {key} from {table} group by {key} having count(*) > 1").collect()
         assert duplicates == [], model
-        appends = spark.sql(f"describe history {table}").where("operation = 'WRITE'").count()
-        assert appends >= CYCLES - 1, model
+        # One append per warm cycle, each under its own identifier: the second attempt added none.
+        transactions = appended_transactions(spark, table)
+        assert len(transactions) == CYCLES - 1, (model, transactions)
+        assert None not in transactions and len(set(transactions)) == len(transactions), (model, transactions)
     for setting in ["txnAppId", "txnVersion"]:
         assert spark.conf.get(f"spark.databricks.delta.write.{setting}", None) is None
+
+
+def appended_transactions(spark, table: str) -> list[tuple[str, int] | None]:
+    """The transaction identifier (txnAppId, txnVersion) each WRITE commit of a Delta table
+    recorded, None for a WRITE without one, read from its log."""
+    location = spark.sql(f"describe detail {table}").collect()[0]["location"]
+    log = Path(urlparse(location).path) / "_delta_log"
+    versions = spark.sql(f"describe history {table}").where("operation = 'WRITE'").collect()
+    transactions = []
+    for row in versions:
+        commit = log / f"{row['version']:020d}.json"
+        actions = [json.loads(line) for line in commit.read_text(encoding="utf-8").splitlines()]
+        txns = [action["txn"] for action in actions if "txn" in action]
+        transactions.append((txns[0]["appId"], txns[0]["version"]) if txns else None)
+    return transactions
 
 
 SKIPPING = "set spark.databricks.delta.stats.skipping = "

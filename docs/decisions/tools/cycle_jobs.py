@@ -5,8 +5,8 @@ set as the Makefile sets them), alone on the machine:
     python docs/decisions/tools/cycle_jobs.py [HISTORY_RECORDS] [CYCLE_RECORDS]
 It resets the lake, captures a history, lands one cycle of records and runs it, then two cycles
 with nothing landed, all in one session run. Per cycle it prints the Spark jobs, seconds and
-statements, the statements grouped by their job count, the TOP slowest statements (env TOP),
-with JOBNAMES=N the stage names of statements with N jobs or more, and with JOBDESC=1 the jobs
+statements, the statements grouped by their job count, with STMTKINDS=1 grouped by their first
+three words, the TOP slowest statements (env TOP), with JOBNAMES=N the stage names of statements with N jobs or more, and with JOBDESC=1 the jobs
 by description (Delta file listing, snapshot computation, AQE stage, MERGE passes).
 """
 
@@ -81,6 +81,14 @@ def measure(label):
         kinds[k][1] += s
     for k, (c, s) in sorted(kinds.items(), key=lambda x: -x[1][1]):
         print(f"  {k:<30} {c:4d} {s:6.1f}")
+    if __import__("os").environ.get("STMTKINDS"):
+        by_words = collections.defaultdict(lambda: [0, 0.0])
+        for s, node, body in stmts:
+            words = re.sub(r"^\[\d+ jobs\] (-- back compat for old kwarg name )?", "", body).split()[:3]
+            by_words[" ".join(words).lower()][0] += 1
+            by_words[" ".join(words).lower()][1] += s
+        for k, (c, s) in sorted(by_words.items(), key=lambda x: -x[1][1]):
+            print(f"   kind {k:<45} {c:4d} {s:6.1f}")
     for s, node, body in sorted(stmts, key=lambda x: -x[0])[: int(__import__("os").environ.get("TOP", "40"))]:
         print(f"  {s:5.2f} {node:<32} {body[:90]}")
     if __import__("os").environ.get("JOBDESC"):
