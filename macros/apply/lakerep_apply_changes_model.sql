@@ -149,8 +149,6 @@ ordered as (
         *,
         row_number() over ({{ change_sequence }}) as change_order,
         count(*) over (partition by {{ key_list }}) as change_count,
-        first_value(IBMSNAP_OPERATION) over ({{ change_sequence }}) as first_operation,
-        first_value(IBMSNAP_COMMITSEQ) over ({{ change_sequence }}) as first_commitseq,
         first_value(named_struct(
             'IBMSNAP_COMMITSEQ', IBMSNAP_COMMITSEQ,
             'IBMSNAP_INTENTSEQ', IBMSNAP_INTENTSEQ,
@@ -175,6 +173,8 @@ held_keys as (
 keyed_changes as (
     select
         changes.*,
+        changes.first_image.IBMSNAP_OPERATION as first_operation,
+        changes.first_image.IBMSNAP_COMMITSEQ as first_commitseq,
         to_json(changes.first_image) as first_change,
         held.`{{ keys[0] }}` is not null as existed
     from ordered as changes

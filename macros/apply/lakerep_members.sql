@@ -54,10 +54,9 @@
     after apply_plan. Empty at parse time.
 -#}
 {% macro lakerep_current_plan_rows() %}
-    {%- set relation = ref('apply_plan') -%}
-    {{ return(lakerep_rows_once(
-        'select * from ' ~ relation ~ ' where apply_cycle = (select max(apply_cycle) from ' ~ relation ~ ')'
-    ) if execute else []) }}
+    {#- Rendered at parse time too: its ref() makes the caller depend on apply_plan. -#}
+    {%- set sql = lakerep_current_plan() -%}
+    {{ return(lakerep_rows_once(sql) if execute else []) }}
 {% endmacro %}
 
 

@@ -6,8 +6,9 @@ set as the Makefile sets them), alone on the machine:
 It resets the lake, captures a history, lands one cycle of records and runs it, then two cycles
 with nothing landed, all in one session run. Per cycle it prints the Spark jobs, seconds and
 statements, the statements grouped by their job count, with STMTKINDS=1 grouped by their first
-three words, the TOP slowest statements (env TOP), with JOBNAMES=N the stage names of statements with N jobs or more, and with JOBDESC=1 the jobs
-by description (Delta file listing, snapshot computation, AQE stage, MERGE passes).
+three words, the TOP slowest statements (env TOP), with JOBNAMES=N the stage names of
+statements with N jobs or more, and with JOBDESC=1 the jobs by description (Delta file listing,
+snapshot computation, AQE stage, MERGE passes).
 """
 
 import collections
@@ -85,8 +86,9 @@ def measure(label):
         by_words = collections.defaultdict(lambda: [0, 0.0])
         for s, node, body in stmts:
             words = re.sub(r"^\[\d+ jobs\] (-- back compat for old kwarg name )?", "", body).split()[:3]
-            by_words[" ".join(words).lower()][0] += 1
-            by_words[" ".join(words).lower()][1] += s
+            kind = by_words[" ".join(words).lower()]
+            kind[0] += 1
+            kind[1] += s
         for k, (c, s) in sorted(by_words.items(), key=lambda x: -x[1][1]):
             print(f"   kind {k:<45} {c:4d} {s:6.1f}")
     for s, node, body in sorted(stmts, key=lambda x: -x[0])[: int(__import__("os").environ.get("TOP", "40"))]:
