@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from lakerep import PROJECT_DIR
@@ -25,6 +27,11 @@ EXIT_CRASH = 2
 EVENT_CALLBACKS: list = []
 """Callbacks every invocation in this process gets, besides its own: the crash scenarios put their
 fault injector here (lakerep.scenarios.crash)."""
+
+
+_parses: list = []
+"""The parsed project (dbt's Manifest; None until the first invocation needs it) of each open
+`parse_once`, innermost last."""
 
 
 class OperationRejected(ValueError):
@@ -59,24 +66,61 @@ def use_project_paths() -> None:
     check_environment()  # the profile renders these into Spark's settings
 
 
+@contextmanager
+def parse_once() -> Iterator[None]:
+    """Inside, every invocation reuses one parse of the project and writes no JSON artifacts.
+
+    The first invocation inside runs `dbt parse` (which writes target/manifest.json, read by the
+    runner's summary) and keeps dbt's Manifest; each invocation then hands it to dbt, which skips
+    its own parse (reading partial_parse.msgpack and checking every file) and the two writes of
+    manifest.json and the one of run_results.json that every `dbt run` makes: seconds of Python
+    per cycle (ADR 0006). For invocations whose project files cannot change in between, such as
+    the cycles of a session. Their vars may differ: the project reads its vars when its models
+    run, never when dbt parses them, so the parse takes none (and its partial-parse state stays
+    valid from one run to the next, where a new run id in the vars made dbt parse everything).
+    """
+    _parses.append(None)
+    try:
+        yield
+    finally:
+        _parses.pop()
+
+
+def _parsed_project():
+    """The Manifest of the innermost open `parse_once`, parsed on first use; None outside."""
+    if not _parses:
+        return None
+    if _parses[-1] is None:
+        from dbt.cli.main import dbtRunner
+
+        use_project_paths()
+        outcome = dbtRunner(callbacks=list(EVENT_CALLBACKS)).invoke(["--quiet", "parse", *_project_args()])
+        if not outcome.success:
+            raise DbtFailed(
+                ["parse"], EXIT_CRASH if outcome.exception else EXIT_MODEL_ERRORS, _failure_detail(outcome)
+            )
+        _parses[-1] = outcome.result
+    return _parses[-1]
+
+
+def _project_args() -> list[str]:
+    return ["--project-dir", str(PROJECT_DIR), "--profiles-dir", str(PROFILES_DIR)]
+
+
 def invoke(
     args: list[str], *, check: bool = True, quiet: bool = False, callbacks: list | None = None
 ) -> DbtOutcome:
     """Run one dbt command against this project; raise DbtFailed when `check` and it fails.
-    `callbacks` receive every event dbt fires, whatever is shown."""
+    `callbacks` receive every event dbt fires, whatever is shown. Inside `parse_once`, the
+    command reuses its parse and writes no JSON artifacts."""
     from dbt.cli.main import dbtRunner
 
     use_project_paths()
-    full_args = [
-        *args,
-        "--project-dir",
-        str(PROJECT_DIR),
-        "--profiles-dir",
-        str(PROFILES_DIR),
-    ]
+    manifest = _parsed_project()
+    full_args = [*args, *(["--no-write-json"] if manifest is not None else []), *_project_args()]
     if quiet:
         full_args = ["--quiet", *full_args]
-    outcome = dbtRunner(callbacks=[*EVENT_CALLBACKS, *(callbacks or [])]).invoke(full_args)
+    outcome = dbtRunner(manifest=manifest, callbacks=[*EVENT_CALLBACKS, *(callbacks or [])]).invoke(full_args)
     if outcome.exception is not None:
         exit_code = EXIT_CRASH
     elif outcome.success:

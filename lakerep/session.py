@@ -143,7 +143,7 @@ def run_session(
         else read_token_file(start.token_file, registered=registered.keys())
     )
     home = lake_home()
-    with session_lock(home, start.session), stop_on_signals() as stop:
+    with session_lock(home, start.session), stop_on_signals() as stop, dbt.parse_once():
         run_vars = {
             "lakerep_session": start.session,
             "lakerep_start": start.start_type,

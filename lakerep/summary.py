@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 from dataclasses import dataclass, field
@@ -13,9 +14,17 @@ from lakerep import PROJECT_DIR
 def relation_name(model: str) -> str:
     """The warehouse name dbt gives a model of this project (from dbt's last parse)."""
     target = Path(os.environ.get("DBT_TARGET_PATH") or PROJECT_DIR / "target")
-    manifest = target if target.is_absolute() else PROJECT_DIR / target
-    nodes = json.loads((manifest / "manifest.json").read_text(encoding="utf-8"))["nodes"]
-    return nodes[f"model.lakerep.{model}"]["relation_name"]
+    manifest = (target if target.is_absolute() else PROJECT_DIR / target) / "manifest.json"
+    return _relation_names(manifest, manifest.stat().st_mtime_ns)[model]
+
+
+@functools.lru_cache(maxsize=4)
+def _relation_names(manifest: Path, modified_ns: int) -> dict[str, str]:
+    """Each model's relation name in a manifest.json, read once per version of the file (it is
+    1.5 MB of JSON, and a cycle asks several times)."""
+    nodes = json.loads(manifest.read_text(encoding="utf-8"))["nodes"]
+    models = {key: node for key, node in nodes.items() if key.startswith("model.lakerep.")}
+    return {key.removeprefix("model.lakerep."): node["relation_name"] for key, node in models.items()}
 
 
 @dataclass
