@@ -43,7 +43,7 @@ lint: install
 # Two workers, each with its own lake and JVM, a test file per worker at a time (its module
 # fixtures build one lake): one worker leaves about a third of the 2 cores idle (vmstat).
 test: install lint
-	$(BIN)/pytest -q -n 2 --dist loadfile --no-loadscope-reorder
+	$(BIN)/pytest -q -n 2 --dist loadfile
 
 scenarios: install
 	$(BIN)/pytest -q -m scenarios tests/scenarios

@@ -1,17 +1,19 @@
 """`lakerep bench`: figures for one workload size — throughput, time per stage, peak memory.
 
-Cases, on one generated workload: `floor` (the landed history read once and written once to a
-Delta table: what any design must pay), `history` (landing and capturing a history of `records`
-log records in one cycle), `cycle` (one more cycle of `cycle_records` log records on top of it:
-what a pipeline pays every COMMIT_INTERVAL), `idle` (a running session's next cycle with nothing
-landed: the runner's one query deciding there is nothing to do) and `idle-dbt` (the same cycle
-run through dbt anyway, as a plain `dbt run` does), then `wide` (`tables` registered tables with
-changes in five, in a copy of the project: lakerep.bench_wide). With `records` 0 the cycle runs on an empty
-history. Cycles are `dbt run` (models only; data tests are a separate, optional step), all of one
-session run, as `lakerep run` runs them: the history cycle is the run's first, the others are its
-later cycles, which make no restart decision. Each case counts the SQL statements dbt sends and
-the Delta commits among them (writes, plus one per landing batch). Figures are printed, never
-asserted: targets live here, not in timed tests.
+Cases, on one generated workload: `floor` (the landed history read once and written once to a Delta
+table: what any design must pay), `history` (landing and capturing a history of `records` log
+records in one cycle, with source snapshots from which that cycle refreshes the members, so that
+later cycles apply their changes as a production cycle does), `cycle` (one more cycle of
+`cycle_records` log records on top of it: what a pipeline pays every COMMIT_INTERVAL), `idle` (a
+running session's next cycle with nothing landed: the runner's one query deciding there is nothing
+to do) and `idle-dbt` (the same cycle run through dbt anyway, as a plain `dbt run` does), then
+`wide` (`tables` registered tables with changes in five, in a copy of the project:
+lakerep.bench_wide). With `records` 0 the cycle runs on an empty history. Cycles are `dbt run`
+(models only; data tests are a separate, optional step), all of one session run, as `lakerep run`
+runs them: the history cycle is the run's first, the others are its later cycles, which make no
+restart decision. Each case counts the SQL statements dbt sends and the Delta commits among them
+(writes, plus one per landing batch). Figures are printed, never asserted: targets live here, not
+in timed tests.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from pathlib import Path
 
 from lakerep import dbt, landing
 from lakerep.lake import lake_session, reset_lake
-from lakerep.pipeline import CycleResult, land_workload, run_cycle
+from lakerep.pipeline import CycleResult, land_refresh_snapshots, land_workload, run_cycle
 from lakerep.registrations import load_registrations
 from lakerep.session import CycleReport, cycle_is_idle, highest_landed_batch
 from lakerep.summary import relation_name
@@ -124,20 +126,25 @@ def run_bench(
         if records:
             with metered() as meter:
                 history = land_workload(records=records, seed=seed, batch_records=batch_records)
+                unload_started = time.perf_counter()
+                snapshot_rows = land_refresh_snapshots(history.workload)
+                land_seconds = history.land_seconds + time.perf_counter() - unload_started
                 cycle = run_cycle(quiet=True, command="run", run_vars=run_vars)
             workload = history.workload
+            landed_batches = landing.next_landing_batch(spark) - 1  # the lake was reset: from 1
             yield (
                 f"  history: {records:,} log records generated in {history.generate_seconds:.1f} s "
-                f"({history.batches} landing batches)"
+                f"({history.batches} landing batches), and {snapshot_rows:,} snapshot rows that "
+                "refresh the members (a set with DISABLE_REFRESH stops with a gap)"
             )
-            yield from _cycle_lines("history cycle", history.records, history.land_seconds, cycle)
+            yield from _cycle_lines("history cycle", history.records, land_seconds, cycle)
             cases.append(
                 CaseFigures(
                     "history",
-                    history.land_seconds + cycle.seconds,
+                    land_seconds + cycle.seconds,
                     history.records,
                     meter.statements,
-                    meter.commits + history.batches,
+                    meter.commits + landed_batches,
                 )
             )
             cases.insert(0, _floor(spark, history.records))
