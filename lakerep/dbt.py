@@ -73,11 +73,12 @@ def parse_once() -> Iterator[None]:
     The first invocation inside runs `dbt parse` (which writes target/manifest.json, read by the
     runner's summary) and keeps dbt's Manifest; each invocation then hands it to dbt, which skips
     its own parse (reading partial_parse.msgpack and checking every file) and the two writes of
-    manifest.json and the one of run_results.json that every `dbt run` makes: seconds of Python
-    per cycle (ADR 0006). For invocations whose project files cannot change in between, such as
-    the cycles of a session. Their vars may differ: the project reads its vars when its models
-    run, never when dbt parses them, so the parse takes none (and its partial-parse state stays
-    valid from one run to the next, where a new run id in the vars made dbt parse everything).
+    manifest.json and the one of run_results.json that every `dbt run` makes: 0.1-1 s of a cycle of
+    the same run, about 6 s of one whose vars changed (ADR 0006, eighth cuts). For invocations whose
+    project files cannot change in between, such as the cycles of a session. Their vars may differ:
+    the project reads its vars when its models run, never when dbt parses them, so the parse takes
+    none (and its partial-parse state stays valid from one run to the next, where a new run id in
+    the vars made dbt parse everything).
     """
     _parses.append(None)
     try:
@@ -95,10 +96,9 @@ def _parsed_project():
 
         use_project_paths()
         outcome = dbtRunner(callbacks=list(EVENT_CALLBACKS)).invoke(["--quiet", "parse", *_project_args()])
-        if not outcome.success:
-            raise DbtFailed(
-                ["parse"], EXIT_CRASH if outcome.exception else EXIT_MODEL_ERRORS, _failure_detail(outcome)
-            )
+        exit_code = _exit_code(outcome)
+        if exit_code != EXIT_OK:
+            raise DbtFailed(["parse"], exit_code, _failure_detail(outcome))
         _parses[-1] = outcome.result
     return _parses[-1]
 
@@ -121,12 +121,7 @@ def invoke(
     if quiet:
         full_args = ["--quiet", *full_args]
     outcome = dbtRunner(manifest=manifest, callbacks=[*EVENT_CALLBACKS, *(callbacks or [])]).invoke(full_args)
-    if outcome.exception is not None:
-        exit_code = EXIT_CRASH
-    elif outcome.success:
-        exit_code = EXIT_OK
-    else:
-        exit_code = EXIT_MODEL_ERRORS
+    exit_code = _exit_code(outcome)
     result = DbtOutcome(exit_code, outcome.result, _failure_detail(outcome) if exit_code != EXIT_OK else "")
     if check:
         result.raise_for_failure(args)
@@ -159,6 +154,13 @@ def run_operation(macro: str, macro_args: dict) -> DbtOutcome:
         detail = errors[0].strip().splitlines()[0] if errors else outcome.detail
         raise DbtFailed(args[:2], outcome.exit_code, detail)
     return DbtOutcome(outcome.exit_code, outcome.result, messages=tuple(messages))
+
+
+def _exit_code(outcome) -> int:
+    """dbt's exit code for a dbtRunnerResult: crash, handled failure or success."""
+    if outcome.exception is not None:
+        return EXIT_CRASH
+    return EXIT_OK if outcome.success else EXIT_MODEL_ERRORS
 
 
 def _compile_error_message(error: str) -> str | None:
