@@ -78,8 +78,12 @@ def parse_once() -> Iterator[None]:
     project files cannot change in between, such as the cycles of a session. Their vars may differ:
     the project reads its vars when its models run, never when dbt parses them, so the parse takes
     none (and its partial-parse state stays valid from one run to the next, where a new run id in
-    the vars made dbt parse everything).
+    the vars made dbt parse everything). Inside another parse_once it changes nothing: the outer
+    one's parse serves (a test module that parses once for the sessions it runs).
     """
+    if _parses:
+        yield
+        return
     _parses.append(None)
     try:
         yield

@@ -35,3 +35,13 @@ def fresh_lake(spark):
 
     reset_lake()
     return spark
+
+
+@pytest.fixture(scope="module")
+def one_parse():
+    """One dbt parse for every invocation of the module (lakerep.dbt.parse_once, which the
+    sessions it runs then share): for a module that never changes the project's files."""
+    from lakerep import dbt
+
+    with dbt.parse_once():
+        yield

@@ -23,10 +23,14 @@
     What the capture cycle reads of each registered table, read once per invocation: one row
     per table and kind with its lowest position (source, lowest_position). A table is there with
     a log record of its that the cycle reads (lakerep_in_session_read, the union of every
-    source's read), or one at or above the previous resync position (a change of a UOW still
-    open when the previous cycle ended, which may commit now: the same bound
-    lakerep_committed_changes reads), or a snapshot row landed in the window (a complete CCD
-    takes it, at the unload start position). None when a relation it reads is not built.
+    source's read), or one at or above the previous resync position whose UOW commits in the
+    records the cycle reads (a change of a UOW still open when the previous cycle ended, which
+    commits now: the same bound lakerep_committed_changes reads), or a snapshot row landed in
+    the window (a complete CCD takes it, at the unload start position). A UOW that stays open
+    keeps no table in the cycle: its changes are in CD already, and nothing of it reaches a CCD
+    or a member before its commit is read. A cycle that reads again from restart tokens keeps
+    every change at or above the previous resync position. None when a relation it reads is
+    not built.
 -#}
 {% macro lakerep_cycle_reads() %}
     {%- set window = _lakerep_cycle_window() -%}
@@ -42,7 +46,15 @@
             is_registered_table
             and (
                 {{ lakerep_in_session_read(window) }}
-                or log_position >= {{ lakerep_string_literal(window.previous_resync_position) }}
+                or (
+                    log_position >= {{ lakerep_string_literal(window.previous_resync_position) }}
+                    {%- if window.get('reread_from') is none %}
+                    and uow_id in (
+                        select uow_id from {{ log }}
+                        where record_type = 'C' and {{ lakerep_in_session_read(window) }}
+                    )
+                    {%- endif %}
+                )
             )
         group by source_owner, source_table
         union all

@@ -32,6 +32,8 @@ from lakerep.scaffold import cd_model_name
 from lakerep.summary import relation_name
 from lakerep.workload.generator import Workload
 
+pytestmark = pytest.mark.usefixtures("one_parse")  # the cycles of the module share one dbt parse
+
 RECORDS_PER_BATCH = 600
 CUSTOMERS, LINES, ORDERS, STOCK = (
     MEMBERS[name] for name in ("customers_copy", "order_lines_pit", "orders_history", "stock_copy")

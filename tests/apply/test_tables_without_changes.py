@@ -3,9 +3,10 @@ CCD, change model and target get no Delta commit, while the tables with changes,
 whose UOW began in the previous cycle and commits in this one, get them all.
 
 A generated history (every table; the SALES members refreshed, the STOCK set stopped with a gap:
-INVENTORY.STOCK has DISABLE_REFRESH), then two cycles of hand-made records on SALES.ORDERS only:
-the first lands a UOW's insert without its commit, the second its commit and a whole second UOW.
-SALES.CUSTOMERS, SALES.ORDER_LINES and INVENTORY.STOCK have nothing in either cycle.
+INVENTORY.STOCK has DISABLE_REFRESH), then cycles of hand-made records on SALES.ORDERS only: the
+first lands a UOW's insert without its commit, the second nothing (the UOW stays open: a UOW
+whose commit the cycle does not read keeps no table in it), the third its commit and a whole
+second UOW. SALES.CUSTOMERS, SALES.ORDER_LINES and INVENTORY.STOCK have nothing in any of them.
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ from lakerep.pipeline import run_cycle as pipeline_cycle
 from lakerep.scaffold import ccd_model_name, cd_model_name
 from lakerep.summary import relation_name
 
+pytestmark = pytest.mark.usefixtures("one_parse")  # the cycles of the module share one dbt parse
+
 CUSTOMERS, LINES, ORDERS, STOCK = (
     MEMBERS[name] for name in ("customers_copy", "order_lines_pit", "orders_history", "stock_copy")
 )
@@ -30,9 +33,9 @@ OPEN_ORDER_ID, NEXT_ORDER_ID = 900_000_001, 900_000_002
 LAST_TIME = "2026-01-01 06:00:00.000000"  # the generated history starts at 2026-01-01 00:00
 
 
-def untouched_models() -> list[str]:
+def member_models(*members) -> list[str]:
     models = []
-    for member in UNTOUCHED:
+    for member in members:
         registration = member.registration
         models += [
             cd_model_name(registration),
@@ -41,6 +44,10 @@ def untouched_models() -> list[str]:
             member.target_table,
         ]
     return models
+
+
+def untouched_models() -> list[str]:
+    return member_models(*UNTOUCHED)
 
 
 def delta_versions(spark, model: str) -> int:
@@ -102,6 +109,9 @@ def lake(spark):
     open_order = an_image(spark, ORDERS, order_id=OPEN_ORDER_ID)
     landing.land_log_records(spark, [log_record(end + 0x10, open_uow, "I", ORDERS, open_order)])
     cycle()
+    open_cycle = {model: delta_versions(spark, model) for model in member_models(ORDERS)}
+    cycle()  # nothing landed: the UOW is still open
+    idle_cycle = {model: delta_versions(spark, model) for model in member_models(ORDERS)}
     landing.land_log_records(
         spark,
         [
@@ -112,12 +122,22 @@ def lake(spark):
     )
     cycle()
     commits = {NEXT_ORDER_ID: position(end + 0x30), OPEN_ORDER_ID: position(end + 0x40)}
-    return {"workload": workload, "before": before, "commits": commits}
+    return {
+        "workload": workload,
+        "before": before,
+        "commits": commits,
+        "open_cycle": open_cycle,
+        "idle_cycle": idle_cycle,
+    }
 
 
 def test_tables_and_members_without_changes_get_no_delta_commit(spark, lake):
     after = {model: delta_versions(spark, model) for model in untouched_models()}
     assert after == lake["before"]
+
+
+def test_a_uow_still_open_keeps_its_table_out_of_a_cycle_that_reads_no_commit_of_it(spark, lake):
+    assert lake["idle_cycle"] == lake["open_cycle"]
 
 
 def test_a_uow_begun_in_the_previous_cycle_reaches_the_ccd_and_its_target(spark, lake):

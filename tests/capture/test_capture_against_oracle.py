@@ -20,6 +20,8 @@ from lakerep.registrations import ccd_model_name, load_registrations
 from lakerep.scaffold import cd_model_name
 from lakerep.summary import relation_name
 
+pytestmark = pytest.mark.usefixtures("one_parse")  # the cycles of the module share one dbt parse
+
 CYCLES = 2  # the first cycle, and a warm one after it: a third would take the second's path again
 LOG_RECORDS_PER_CYCLE = 700
 REGISTRATIONS = load_registrations()

@@ -35,7 +35,7 @@ SCHEDULE = Schedule(
         Step(records=150, event="prune", crash_fraction=None),
     ),
 )
-pytestmark = pytest.mark.spark
+pytestmark = [pytest.mark.spark, pytest.mark.usefixtures("one_parse")]  # its sessions share one dbt parse
 
 FIRST_POSITION = format_position(1)
 LAST_POSITION = "F" * 20
