@@ -12,7 +12,8 @@ Two ways to die there:
          nothing more is written; the runner's own steps after dbt stop with the error. For
          runners inside the scenario process, which keeps its SparkSession (a JVM start per
          runner would cost more than the scenario). The runner's lock is released as it ends;
-         leave_a_killed_runners_lock then puts back what a kill leaves there.
+         leave_a_killed_runners_lock then puts back what a kill leaves there, and
+         forget_a_killed_runners_settings takes away what a kill takes with the runner's session.
 """
 
 from __future__ import annotations
@@ -92,6 +93,25 @@ def leave_a_killed_runners_lock(home: Path, session: str) -> None:
     lock = lock_path(home, session)
     lock.parent.mkdir(parents=True, exist_ok=True)
     lock.write_text(lock_record(gone.pid), encoding="utf-8")
+
+
+# Settings a runner's statements SET on its SparkSession and RESET after use: the transaction
+# identifiers of an idempotent append (macros/incremental/lakerep_idempotent_append.sql) and
+# Delta's file skipping (lakerep_file_skipping).
+RUNNER_STATEMENT_SETTINGS = (
+    "spark.databricks.delta.write.txnAppId",
+    "spark.databricks.delta.write.txnVersion",
+    "spark.databricks.delta.stats.skipping",
+)
+
+
+def forget_a_killed_runners_settings(spark) -> None:
+    """What a kill -9 of a runner takes with it that an abort leaves: the settings its statements
+    set on the SparkSession, which this process keeps. An abort between the SET of txnAppId and
+    that of txnVersion left txnAppId alone, and the next Delta write outside dbt (the scenario's
+    landing) failed with DELTA_INVALID_IDEMPOTENT_WRITES_OPTIONS (seed 4)."""
+    for setting in RUNNER_STATEMENT_SETTINGS:
+        spark.conf.unset(setting)
 
 
 @contextmanager

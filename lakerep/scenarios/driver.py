@@ -19,7 +19,12 @@ from pathlib import Path
 
 from lakerep import apply_commands, dbt, landing
 from lakerep.lake import lake_session, reset_lake
-from lakerep.scenarios.crash import CrashInjector, injected, leave_a_killed_runners_lock
+from lakerep.scenarios.crash import (
+    CrashInjector,
+    forget_a_killed_runners_settings,
+    injected,
+    leave_a_killed_runners_lock,
+)
 from lakerep.scenarios.schedule import MIN_CRASHES, Schedule, Step, draw_schedule
 from lakerep.session import SessionStart, run_session
 from lakerep.subscriptions import Member, load_members
@@ -282,6 +287,7 @@ class Driver:
             if not injector.fired or injector.failed_before:  # a failure of its own, not the crash
                 raise
         if injector.fired:
+            forget_a_killed_runners_settings(lake_session())
             self.journal.crashes.append(f"{what}: {injector.fired_at}")
         return injector.fired, injector.statements, returned
 

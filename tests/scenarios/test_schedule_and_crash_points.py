@@ -12,7 +12,12 @@ from types import SimpleNamespace
 import pytest
 
 from lakerep.scenarios import FIXED_SEEDS
-from lakerep.scenarios.crash import CrashInjector, InjectedCrash, leave_a_killed_runners_lock
+from lakerep.scenarios.crash import (
+    CrashInjector,
+    InjectedCrash,
+    forget_a_killed_runners_settings,
+    leave_a_killed_runners_lock,
+)
 from lakerep.scenarios.schedule import EVENTS, EVENTS_WITH_OWN_WORK, MIN_CRASHES, draw_schedule
 from lakerep.session_lock import SessionActive, lock_path, refuse_if_active, session_lock
 
@@ -59,6 +64,18 @@ def test_a_killed_runners_lock_is_taken_over_and_keeps_no_command_waiting(tmp_pa
     with session_lock(tmp_path, "scenario"), pytest.raises(SessionActive):
         refuse_if_active(tmp_path)
     assert not lock_path(tmp_path, "scenario").exists()
+
+
+def test_an_aborted_runners_statement_settings_go_as_a_kills_would():
+    """An abort between the SET of txnAppId and that of txnVersion left txnAppId on the session
+    the scenario keeps (seed 4): the settings a runner's statements SET go; the session's own stay."""
+    settings = {
+        "spark.databricks.delta.write.txnAppId": "lakerep-capture:run",
+        "spark.sql.shuffle.partitions": "2",
+    }
+    spark = SimpleNamespace(conf=SimpleNamespace(unset=lambda key: settings.pop(key, None)))
+    forget_a_killed_runners_settings(spark)
+    assert settings == {"spark.sql.shuffle.partitions": "2"}
 
 
 def test_an_abort_crash_point_fails_its_statement_and_every_later_one():
