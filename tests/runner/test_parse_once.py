@@ -44,3 +44,13 @@ def test_invocations_inside_parse_once_parse_once_write_nothing_and_take_their_o
     outside: list[str] = []
     assert compile_run_id("run-3", outside) == "select 'run-3' as run_id"
     assert PARSED in outside  # outside the scope, the invocation parses again itself
+
+
+def test_a_parse_once_inside_another_keeps_the_outer_ones_parse():
+    """A session run inside a test module's parse_once uses the module's parse: no second scope."""
+    with dbt.parse_once():
+        scopes = list(dbt._parses)
+        with dbt.parse_once():
+            assert dbt._parses == scopes
+        assert dbt._parses == scopes
+    assert dbt._parses == []
