@@ -10,7 +10,7 @@
     mitigate_through it is reworked instead (the error-mitigation filter: the insert becomes an
     update, the update or delete is suppressed). Either way the key ends as its last change
     says. A key update without a delete/insert pair (before images only) becomes a delete of the
-    old key and an insert of the new one. For a CCD target every change is a row to append.
+    old key and an insert of the new one; an update without a before image kept its key. For a CCD target every change is a row to append.
     A cycle in which the member cannot change its target (lakerep_member_changes_this_cycle)
     leaves the table as it is: its rows carry the apply_cycle that wrote them, and its readers
     take only the current cycle's (lakerep_current_apply_cycle).
@@ -60,8 +60,11 @@ committed_changes as (
 
 fetched as (
     {%- if splits_key_updates %}
+        {#- A key column is never null in an image (staging), so a null before key means the
+            update had no before image: it kept its key. -#}
         {%- set key_moved %}
-            not ({% for key in keys %}`{{ key }}` <=> `{{ prefix ~ key }}`{{ ' and ' if not loop.last }}{% endfor %})
+            `{{ prefix ~ keys[0] }}` is not null
+            and not ({% for key in keys %}`{{ key }}` <=> `{{ prefix ~ key }}`{{ ' and ' if not loop.last }}{% endfor %})
         {%- endset %}
         select
             IBMSNAP_COMMITSEQ,

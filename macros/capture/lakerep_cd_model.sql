@@ -5,7 +5,9 @@
     User columns hold the row after the change (for a delete, the deleted row); before-image
     columns (registered prefix + name) hold the row before it. A key-changing update of a table
     registered with key_updates_as_delete_insert becomes a delete of the old key and an insert
-    of the new one, both at the update's log position. Appended once per cycle when the cycle
+    of the new one, both at the update's log position. An update without a before image
+    (PostgreSQL's default replica identity writes one only when the key changes) kept its key:
+    it stays an update, with null before-image columns. Appended once per cycle when the cycle
     reads new batches only (lakerep_idempotent_append), else merged on (INTENTSEQ, OPERATION),
     so re-reading a window adds nothing twice; the merge reads only the CD rows at or above the
     cycle's lowest position (lakerep_merge_floor).
@@ -71,6 +73,7 @@ classified as (
         *,
         record_type = 'U'
         and {{ split_key_updates }}
+        and before_row is not null
         and not ({{ lakerep_same_key('before_row', 'after_row', registration) }}) as is_split_key_update
     from images
 ),

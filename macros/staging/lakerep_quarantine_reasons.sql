@@ -22,7 +22,7 @@
             or not {{ lakerep_is_json_object_or_null('after_image') }}
             then 'image_not_json_object'
         when (record_type in ('I', 'U') and after_image is null)
-            or (record_type in ('U', 'D') and before_image is null)
+            or (record_type = 'D' and before_image is null)
             then 'missing_image'
         when record_type in ('I', 'U', 'D')
             then coalesce(
@@ -159,9 +159,17 @@
 {%- endmacro %}
 
 
-{#- The source log's text timestamp as a timestamp; null when it is not one. -#}
+{#-
+    The source log's text timestamp as a timestamp; null when it is not one. Date and time
+    apart by a space or ISO's `T`, up to six decimal places (PostgreSQL drops trailing zeros),
+    and an optional zone offset as real logs write it (`+00`, `+05:30`, `-0800`, `Z`: SPEC §2.1),
+    normalised to UTC; without an offset the time is UTC already (the session's time zone).
+-#}
 {% macro lakerep_parse_log_timestamp(column) -%}
-    try_to_timestamp({{ column }}, 'yyyy-MM-dd HH:mm:ss[.SSSSSS][.SSS]')
+    coalesce(
+        try_to_timestamp({{ column }}, "yyyy-MM-dd HH:mm:ss[.SSSSSS][XXX][XX][X]"),
+        try_to_timestamp({{ column }}, "yyyy-MM-dd'T'HH:mm:ss[.SSSSSS][XXX][XX][X]")
+    )
 {%- endmacro %}
 
 

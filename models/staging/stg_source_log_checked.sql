@@ -9,9 +9,13 @@
 {#-
     Every landed log record, verbatim, with the verdict of validation: quarantine_reason is
     null for a valid record. normalized_position is the position in its stored form, kept as a
-    column so that filters on it reach Delta's file statistics. New records are found by landing batch, never by log position
-    (landing order is not log order). One append per run keeps the valid records
-    (stg_source_log) and the quarantined ones (source_log_quarantine) consistent.
+    column so that filters on it reach Delta's file statistics. New records are found by landing
+    batch, never by log position (landing order is not log order). One append per run keeps the
+    valid records (stg_source_log) and the quarantined ones (source_log_quarantine) consistent.
+    The checks against other records: a position already taken, a second end of one UOW, and a
+    change of a UOW that ended in an earlier landing batch (decoders land a transaction whole, so
+    such a change could never be committed). A commit or rollback of a UOW without a row change
+    is valid (SPEC §2.1: DDL and empty transactions commit too).
 -#}
 
 with
@@ -68,14 +72,6 @@ position_checked as (
         on record_checked.normalized_position = positions_taken.normalized_position
 ),
 
-uows_with_changes as (
-    select uow_id from already_valid
-    where record_type in ('I', 'U', 'D')
-    union
-    select uow_id from position_checked
-    where record_reason is null and position_reason is null and record_type in ('I', 'U', 'D')
-),
-
 uows_already_ended as (
     select distinct uow_id from already_valid
     where record_type in ('C', 'R')
@@ -88,9 +84,9 @@ uow_end_checked as (
             when
                 position_checked.record_reason is not null
                 or position_checked.position_reason is not null
-                or position_checked.record_type not in ('C', 'R')
                 then null
-            when uows_with_changes.uow_id is null then 'commit_for_unknown_uow'
+            when position_checked.record_type in ('I', 'U', 'D')
+                then case when uows_already_ended.uow_id is not null then 'change_after_uow_end' end
             when uows_already_ended.uow_id is not null then 'uow_already_ended'
             when row_number() over (
                 partition by
@@ -102,7 +98,6 @@ uow_end_checked as (
             ) > 1 then 'uow_already_ended'
         end as uow_end_reason
     from position_checked
-    left join uows_with_changes on position_checked.uow_id = uows_with_changes.uow_id
     left join uows_already_ended on position_checked.uow_id = uows_already_ended.uow_id
 ),
 

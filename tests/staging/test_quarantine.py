@@ -94,11 +94,12 @@ FIRST_BATCH = [
     record("image_is_scalar", 0x2A0, 0x200, "I", after_image='"order"'),
     record("image_is_garbage", 0x2B0, 0x200, "U", before_image="{not json"),
     record("update_without_before", 0x2C0, 0x200, "U", before_image=None),
+    record("delete_without_before", 0x2C8, 0x200, "D", before_image=None),
     record("insert_without_after", 0x2D0, 0x200, "I", after_image=None),
     record("duplicate_first", 0x2E0, 0x2E0, "I"),
     record("duplicate_second", 0x2E0, 0x2F0, "I", after_image=ORDER_PAID),
     record("duplicate_first_commit", 0x300, 0x2E0, "C"),
-    record("commit_unknown_uow", 0x310, 0x999, "C"),
+    record("commit_without_row_changes", 0x310, 0x999, "C"),
     record("duplicate_third_invalid", 0x2E0, 0x2F0, "I", after_image="[]"),
     record("position_trailing_newline", 0x320, 0x200, "I", log_position=position(0x320) + "\n"),
     record("position_with_quote", 0x330, 0x200, "I", log_position=position(0x330)[:-11] + "' OR '1'='1"),
@@ -122,13 +123,20 @@ FIRST_BATCH = [
     ),
     record("key_missing", 0x3E0, 0x200, "I", after_image=order_with(drop=("order_id",))),
     record("key_null", 0x3F0, 0x200, "U", after_image=order_with(order_id=None)),
+    # Source times as real logs write them (wal2json, ISO), and two that are no time.
+    record("time_with_hour_offset", 0x400, 0x200, "I", log_timestamp="2026-01-01 02:00:00.4537+02"),
+    record("time_iso_utc", 0x410, 0x200, "I", log_timestamp="2026-01-01T00:00:00.000100Z"),
+    record("time_with_minute_offset", 0x420, 0x200, "I", log_timestamp="2025-12-31 19:30:00-04:30"),
+    record("time_date_only", 0x430, 0x200, "I", log_timestamp="2026-01-01"),
+    record("time_offset_out_of_range", 0x440, 0x200, "I", log_timestamp="2026-01-01 00:00:00+25"),
 ]
 
 SECOND_BATCH = [
     record("position_taken_earlier", 0x100, 0x500, "I"),
     record("second_commit_across_batches", 0x510, 0x100, "C"),
     record("commit_of_uow_open_at_batch_end", 0x520, 0x150, "C"),
-    record("rollback_unknown_uow", 0x530, 0x531, "R"),
+    record("rollback_without_row_changes", 0x530, 0x531, "R"),
+    record("change_after_its_commit", 0x570, 0x100, "I"),
     record("late_low_position", 0x90, 0x90, "I"),
     record("late_low_position_commit", 0x95, 0x90, "C"),
     record("two_ends_same_batch_first", 0x540, 0x541, "I"),
@@ -149,7 +157,7 @@ EXPECTED_REASON = {
     "image_is_array": "image_not_json_object",
     "image_is_scalar": "image_not_json_object",
     "image_is_garbage": "image_not_json_object",
-    "update_without_before": "missing_image",
+    "delete_without_before": "missing_image",
     "insert_without_after": "missing_image",
     "duplicate_second": "duplicate_log_position",
     "duplicate_third_invalid": "image_not_json_object",
@@ -167,10 +175,11 @@ EXPECTED_REASON = {
     "column_names_to_escape": "image_unknown_column",
     "key_missing": "image_missing_key",
     "key_null": "image_missing_key",
-    "commit_unknown_uow": "commit_for_unknown_uow",
     "position_taken_earlier": "duplicate_log_position",
     "second_commit_across_batches": "uow_already_ended",
-    "rollback_unknown_uow": "commit_for_unknown_uow",
+    "change_after_its_commit": "change_after_uow_end",
+    "time_date_only": "malformed_log_timestamp",
+    "time_offset_out_of_range": "malformed_log_timestamp",
     "two_ends_same_batch_rollback": "uow_already_ended",
 }
 ALL_CASES = [r["auth_token"] for r in FIRST_BATCH + SECOND_BATCH]
@@ -226,6 +235,24 @@ def test_staged_record_is_typed_and_normalized(validated):
     assert row["log_timestamp"].isoformat() == "2026-01-01T00:00:00.000100"
 
 
+@pytest.mark.parametrize(
+    ("case", "utc"),
+    [
+        ("time_with_hour_offset", "2026-01-01T00:00:00.453700"),
+        ("time_iso_utc", "2026-01-01T00:00:00.000100"),
+        ("time_with_minute_offset", "2026-01-01T00:00:00"),
+    ],
+)
+def test_a_source_time_with_a_zone_offset_is_staged_in_utc(validated, case, utc):
+    assert validated["staged"][case]["log_timestamp"].isoformat() == utc
+
+
+def test_an_update_without_a_before_image_is_staged_as_it_came(validated):
+    row = validated["staged"]["update_without_before"]
+    assert row["before_image"] is None
+    assert row["after_image"] == ORDER_PAID
+
+
 def test_unregistered_table_is_kept_and_flagged(validated):
     assert validated["staged"]["unregistered_table"]["is_registered_table"] is False
     assert validated["staged"]["valid_insert"]["is_registered_table"] is True
@@ -237,14 +264,14 @@ def test_summary_counts_each_batch(validated):
     assert first["records_landed"] == len(FIRST_BATCH)
     assert first["records_quarantined"] == len(first_quarantined)
     assert first["row_changes_unregistered"] == 1
-    assert first["uows_committed"] == 4
+    assert first["uows_committed"] == 5  # the commit of a UOW without row changes counts
     assert sum(first["quarantined_by_reason"].values()) == len(first_quarantined)
     assert first["quarantined_by_reason"]["malformed_log_position"] == 7
     assert second["records_landed"] == len(SECOND_BATCH)
     assert second["quarantined_by_reason"] == {
         "duplicate_log_position": 1,
         "uow_already_ended": 2,
-        "commit_for_unknown_uow": 1,
+        "change_after_uow_end": 1,
     }
     assert second["lowest_position"] == position(0x90)
 
