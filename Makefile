@@ -27,6 +27,9 @@ FIRST_SEED ?= 1001
 install: $(STAMP)
 
 $(STAMP): pyproject.toml
+	@# PostgreSQL's server, for the tests of a PostgreSQL source (Debian's package)
+	@ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1 || \
+		{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql; }
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[dev]'

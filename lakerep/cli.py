@@ -11,7 +11,7 @@ from pathlib import Path
 
 import click
 
-from lakerep import apply_commands, dbt
+from lakerep import PROJECT_DIR, apply_commands, dbt
 from lakerep.critical_section import CriticalSectionBusy
 from lakerep.lake import exclusive_lake, lake_home, lake_session, reset_lake
 from lakerep.pipeline import (
@@ -22,9 +22,10 @@ from lakerep.pipeline import (
     land_workload,
     run_cycle,
 )
-from lakerep.registrations import RegistrationError
+from lakerep.registrations import RegistrationError, load_registrations
 from lakerep.session import START_TYPES, SessionStart, StartRefused, TokenFileNeeded, run_session
 from lakerep.session_lock import LockFileError, SessionActive, SessionLocked
+from lakerep.sources.postgresql import PostgresqlSource, SourceError
 from lakerep.summary import apply_lines, capture_line
 from lakerep.token_file import TokenFileError
 
@@ -130,6 +131,13 @@ def generate(records: int, seed: int, batch_records: int, landing_order: str, fr
     is_flag=True,
     help="Run Capture's models only; Apply (models/apply) catches up in a later full cycle.",
 )
+@click.option(
+    "--source",
+    "source_dsn",
+    metavar="DSN",
+    help="A PostgreSQL source (postgresql://user@host:port/database): every cycle first lands its "
+    "registered tables' changes from the logical replication slot 'lakerep' (created on first use).",
+)
 def run(
     session: str,
     start_type: str,
@@ -139,6 +147,7 @@ def run(
     prune_interval: float | None,
     test_interval: float | None,
     capture_only: bool,
+    source_dsn: str | None,
 ) -> None:
     """Run a CDC session: a Capture and Apply cycle (dbt run) every COMMIT_INTERVAL until
     Ctrl-C or SIGTERM, which finish the current cycle and commit its state; a cycle every
@@ -155,6 +164,7 @@ def run(
                 prune_interval,
                 test_interval,
                 capture_only=capture_only,
+                source=_postgresql_source(source_dsn),
             ),
             progress=_echo,
         )
@@ -360,6 +370,22 @@ def scaffold(check: bool) -> None:
 
 
 @main.command()
+@click.option("--from-postgresql", "dsn", metavar="DSN", required=True, help="The source server.")
+@click.argument("tables", nargs=-1, required=True)
+def register(dsn: str, tables: tuple[str, ...]) -> None:
+    """Register TABLES (schema.table) as the PostgreSQL catalog describes them (columns, types,
+    key), then write their models as `lakerep scaffold` does."""
+    from lakerep.scaffold import scaffold as write_scaffold
+    from lakerep.sources.catalog import register_from_postgresql
+
+    with _user_errors():
+        for name in register_from_postgresql(dsn, tables, PROJECT_DIR):
+            _echo(f"registered: {name}")
+        for path in write_scaffold():
+            _echo(f"wrote: {path}")
+
+
+@main.command()
 @click.option(
     "--records",
     type=click.IntRange(min=0),
@@ -399,8 +425,15 @@ def bench(records: int, cycle_records: int, seed: int, batch_records: int, table
             click.echo(line)
 
 
+def _postgresql_source(dsn: str | None) -> PostgresqlSource | None:
+    """The PostgreSQL source of every registered table (registered by the server's own schema
+    and table names), or None without a DSN."""
+    return None if dsn is None else PostgresqlSource(dsn, list(load_registrations()))
+
+
 # The errors a user can cause, and their exit codes (DbtFailed carries dbt's own).
 _USER_ERRORS = {
+    SourceError: EXIT_USER_ERROR,
     StartRefused: EXIT_START_REFUSED,
     SessionLocked: EXIT_SESSION_LOCKED,
     SessionActive: EXIT_SESSION_LOCKED,

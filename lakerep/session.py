@@ -26,6 +26,8 @@ from lakerep.lake import lake_home, lake_session
 from lakerep.pipeline import APPLY_MODELS
 from lakerep.registrations import load_registrations
 from lakerep.session_lock import session_lock
+from lakerep.sources.landing import land_new_changes
+from lakerep.sources.postgresql import PostgresqlSource
 from lakerep.summary import (
     highest_staged_batch,
     quarantine_text,
@@ -57,6 +59,7 @@ class SessionStart:
     test_interval: float | None = None  # seconds; None: the test_interval var
     dbt_command: str = "build"  # "run": models only, never the data tests
     capture_only: bool = False  # Capture's models only; Apply catches up in a later full cycle
+    source: PostgresqlSource | None = None  # read by the runner at the start of every cycle
 
 
 @dataclass(frozen=True)
@@ -143,41 +146,49 @@ def run_session(
         else read_token_file(start.token_file, registered=registered.keys())
     )
     home = lake_home()
-    with session_lock(home, start.session), stop_on_signals() as stop, dbt.parse_once():
-        run_vars = {
-            "lakerep_session": start.session,
-            "lakerep_start": start.start_type,
-            "lakerep_run_id": f"{start.session}-{uuid.uuid4()}",
-            "lakerep_restart_tokens": _token_vars(tokens, registered),
-        }
-        reports: list[CycleReport] = []
-        continuous = not start.once and start.start_type != "recover"
-        last_prune = time.monotonic()
-        last_test: float | None = None
-        while True:
-            prune = continuous and bool(reports) and prune_due(time.monotonic(), last_prune, prune_interval)
-            if prune:
-                last_prune = time.monotonic()
-            if reports and not prune and _nothing_landed_since(reports[-1]):
-                report = idle_cycle(reports[-1])
-            else:
-                test = data_tests_due(time.monotonic(), last_test, test_interval)
-                if test:
-                    last_test = time.monotonic()
-                report = _cycle(home, {**run_vars, "lakerep_prune": prune}, dbt_args(start, test))
-            reports.append(report)
-            progress(report.line(start.session))
-            if report.recovered and start.start_type != "recover" and not stop.requested:
-                continue  # the cut-off cycle is finished; this run's own first cycle follows
-            if start.once or start.start_type == "recover" or stop.requested:
-                break
-            stop.sleep(commit_interval)
-            if stop.requested:
-                break
-        if start.start_type == "recover":
-            _write_state_to_token_file(start.session, start.token_file)
-            progress(f"session {start.session}: restart tokens written to {start.token_file}")
-        return reports
+    with session_lock(home, start.session), stop_on_signals() as stop:
+        if start.source is not None:
+            start.source.prepare()  # before dbt parses: a source it cannot read ends the run at once
+        with dbt.parse_once():
+            run_vars = {
+                "lakerep_session": start.session,
+                "lakerep_start": start.start_type,
+                "lakerep_run_id": f"{start.session}-{uuid.uuid4()}",
+                "lakerep_restart_tokens": _token_vars(tokens, registered),
+            }
+            reports: list[CycleReport] = []
+            continuous = not start.once and start.start_type != "recover"
+            last_prune = time.monotonic()
+            last_test: float | None = None
+            while True:
+                if start.source is not None:
+                    with critical_section(home):
+                        land_new_changes(lake_session(), start.source)
+                prune = (
+                    continuous and bool(reports) and prune_due(time.monotonic(), last_prune, prune_interval)
+                )
+                if prune:
+                    last_prune = time.monotonic()
+                if reports and not prune and _nothing_landed_since(reports[-1]):
+                    report = idle_cycle(reports[-1])
+                else:
+                    test = data_tests_due(time.monotonic(), last_test, test_interval)
+                    if test:
+                        last_test = time.monotonic()
+                    report = _cycle(home, {**run_vars, "lakerep_prune": prune}, dbt_args(start, test))
+                reports.append(report)
+                progress(report.line(start.session))
+                if report.recovered and start.start_type != "recover" and not stop.requested:
+                    continue  # the cut-off cycle is finished; this run's own first cycle follows
+                if start.once or start.start_type == "recover" or stop.requested:
+                    break
+                stop.sleep(commit_interval)
+                if stop.requested:
+                    break
+            if start.start_type == "recover":
+                _write_state_to_token_file(start.session, start.token_file)
+                progress(f"session {start.session}: restart tokens written to {start.token_file}")
+            return reports
 
 
 def prune_due(now: float, last_prune: float, interval: float) -> bool:

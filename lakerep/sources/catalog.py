@@ -1,0 +1,142 @@
+"""Registrations from a PostgreSQL catalog (issue 23): `lakerep register --from-postgresql DSN
+TABLE...` declares each table as the server describes it, so nobody types its columns.
+
+Each column gets the registered type of its PostgreSQL type (TYPES, numeric(p,s) as decimal(p,s));
+a type without one is named in the error, with its table, and nothing is written. The key is the
+primary key, or the columns of the replica identity index. A table under REPLICA IDENTITY FULL
+sends whole before images, so its CD keeps them (prefix X); under the default identity it gets
+none. Key updates are registered as delete/insert pairs. The new tables are appended to the
+declaration file as a source group of their own (the file's other lines stay as they are), the
+declaration is checked as `lakerep scaffold` checks it, and scaffold then writes their models.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from pathlib import Path
+
+import yaml
+
+from lakerep.registrations import DECLARATION_PATH, RegistrationError, load_registrations
+from lakerep.sources.postgresql import SourceError, connect, describe_table, split_name
+
+# PostgreSQL's type names (format_type, lengths and precisions taken off) -> registered type
+TYPES = {
+    "text": "string",
+    "character varying": "string",
+    "character": "string",
+    "uuid": "string",
+    "json": "string",
+    "jsonb": "string",
+    "smallint": "smallint",
+    "integer": "int",
+    "bigint": "bigint",
+    "real": "float",
+    "double precision": "double",
+    "boolean": "boolean",
+    "date": "date",
+    "timestamp without time zone": "timestamp",
+    "timestamp with time zone": "timestamp",
+}
+MAX_DECIMAL_PRECISION = 38  # Spark's
+
+
+def registered_type(postgresql_type: str) -> str | None:
+    """The registered type of a PostgreSQL type as format_type writes it; None when none fits."""
+    decimal = re.fullmatch(r"numeric\((\d+),(\d+)\)", postgresql_type)
+    if decimal:
+        precision, scale = int(decimal[1]), int(decimal[2])
+        return f"decimal({precision},{scale})" if precision <= MAX_DECIMAL_PRECISION else None
+    return TYPES.get(re.sub(r"\(\d+\)", "", postgresql_type))
+
+
+def register_from_postgresql(dsn: str, tables: Sequence[str], project_dir: Path) -> list[str]:
+    """Declare the tables (schema.table) in the project's registration file; their names."""
+    path = project_dir / DECLARATION_PATH
+    registered = load_registrations(path)
+    again = [name for name in tables if name in registered]
+    if again:
+        raise SourceError(f"already registered: {', '.join(again)}")
+    with connect(dsn) as connection:
+        entries = [_table_entry(connection, *split_name(name)) for name in tables]
+    unmapped = [problem for entry in entries for problem in entry.pop("unmapped")]
+    if unmapped:
+        raise SourceError(
+            "no registered type for " + "; ".join(unmapped)
+            + ": leave the column out of the source's publication or convert it in a view"
+        )  # fmt: skip
+    text = path.read_text(encoding="utf-8")
+    candidate = path.with_name(f".{path.name}.new")
+    candidate.write_text(text.rstrip("\n") + "\n" + _source_groups(entries, text), encoding="utf-8")
+    try:
+        load_registrations(candidate)
+    except RegistrationError:
+        candidate.unlink()
+        raise
+    candidate.replace(path)
+    return list(tables)
+
+
+def _table_entry(connection, schema: str, table: str) -> dict:
+    oid, identity, _ = describe_table(connection, schema, table)
+    columns = connection.execute(
+        "select attname, format_type(atttypid, atttypmod) from pg_attribute "
+        "where attrelid = %s and attnum > 0 and not attisdropped order by attnum",
+        [oid],
+    ).fetchall()
+    keys = [row[0] for row in connection.execute(
+        "select a.attname from pg_index i join pg_attribute a "
+        "on a.attrelid = i.indrelid and a.attnum = any(i.indkey) "
+        "where i.indrelid = %s and (i.indisprimary or (i.indisreplident and not exists("
+        "select 1 from pg_index p where p.indrelid = i.indrelid and p.indisprimary))) "
+        "order by array_position(i.indkey::int2[], a.attnum)",
+        [oid],
+    ).fetchall()]  # fmt: skip
+    if not keys:
+        raise SourceError(f"{schema}.{table} has no primary key: lakerep registers a table by its key")
+    declared, unmapped = [], []
+    for name, postgresql_type in columns:
+        data_type = registered_type(postgresql_type)
+        if data_type is None:
+            unmapped.append(f"{schema}.{table}.{name} ({postgresql_type})")
+        declared.append({"name": name, "data_type": data_type,
+                         "description": f"{schema}.{table}.{name}: {postgresql_type}."})  # fmt: skip
+    registration = {
+        "source_owner": schema,
+        "source_table": table,
+        "key_columns": keys,
+        "before_image_prefix": "X" if identity == "f" else None,  # FULL: whole before images
+        "key_updates_as_delete_insert": True,
+        "ccd_condensed": True,
+        "ccd_complete": False,
+        "disable_refresh": False,
+    }
+    return {
+        "schema": schema,
+        "name": table,
+        "description": f"{schema}.{table} of the PostgreSQL source (lakerep register --from-postgresql).",
+        "config": {"meta": {"lakerep": registration}},
+        "columns": declared,
+        "unmapped": unmapped,
+    }
+
+
+def _source_groups(entries: list[dict], existing_text: str) -> str:
+    """YAML of one source group per schema, under the file's `sources:` list."""
+    groups = []
+    for schema in dict.fromkeys(entry["schema"] for entry in entries):
+        name, number = f"postgresql_{schema.lower()}", 1
+        while re.search(rf"^  - name: {re.escape(name)}$", existing_text, re.MULTILINE):
+            number += 1
+            name = f"postgresql_{schema.lower()}_{number}"
+        groups.append({
+            "name": name,
+            "description": f"Tables of {schema} in the PostgreSQL source.",
+            "schema": schema,
+            "config": {"meta": {"lakerep_registered": True}},
+            "tables": [{key: value for key, value in entry.items() if key != "schema"}
+                       for entry in entries if entry["schema"] == schema],
+        })  # fmt: skip
+    text = yaml.safe_dump(groups, sort_keys=False, width=110, allow_unicode=True, default_flow_style=None)
+    return "".join(f"  {line}" if line.strip() else line for line in text.splitlines(keepends=True))

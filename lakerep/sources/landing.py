@@ -1,0 +1,34 @@
+"""A source the runner reads itself (issue 23), as DB2 Capture reads its log: at the start of
+every cycle, what the source holds past its confirmed position lands as one landing batch, and
+only then is the position confirmed.
+
+A crash between landing and confirming reads the same transactions again; they are left out by
+their commit positions (not_landed), so landing them adds nothing. A lake with such a source
+holds that source's log only: positions of two databases cannot be ordered against each other.
+"""
+
+from __future__ import annotations
+
+from lakerep import landing
+from lakerep.sources.postgresql import PostgresqlSource, not_landed
+
+
+def land_new_changes(spark, source: PostgresqlSource, max_changes: int | None = None) -> int:
+    """Land the source's changes past its confirmed position (whole transactions), then confirm;
+    the number of records landed."""
+    read = source.read(max_changes)
+    records = not_landed(read.records, highest_landed_commit(spark))
+    if records:
+        landing.land_log_records(spark, records)
+    if read.confirm_lsn is not None:
+        source.confirm(read.confirm_lsn)
+    return len(records)
+
+
+def highest_landed_commit(spark) -> str | None:
+    """The highest commit position landed (well-formed positions only: a malformed one landed by
+    mistake must not hide the source's records)."""
+    return spark.sql(
+        f"select max(upper(log_position)) from {landing.SOURCE_LOG_TABLE} "
+        "where record_type = 'C' and length(log_position) = 20 and log_position rlike '^[0-9A-Fa-f]+$'"
+    ).collect()[0][0]

@@ -1,0 +1,180 @@
+"""A PostgreSQL database as a source (SPEC §2.1, §2.2): its registered tables' changes, read from
+a logical replication slot through pgoutput, the output plugin built into the server.
+
+The slot is what DB2 Capture's restart point is to its log: the server keeps every change past
+the slot's confirmed position. read() peeks at the changes past it without moving it; confirm()
+moves it, and the caller confirms only once the records have landed in the lake. A crash in
+between reads the same transactions again; not_landed() drops those already landed, by their
+commit positions, which rise with every transaction the slot delivers.
+
+prepare() creates the publication and the slot on first use, after checking what the server
+needs: wal_level logical, a user with the REPLICATION privilege (or a superuser), and for every
+table, a replica identity that gives the key of an updated or deleted row.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from lakerep.sources.pgoutput import Decoder, format_lsn, parse_lsn
+
+DEFAULT_SLOT = "lakerep"
+DEFAULT_PUBLICATION = "lakerep"
+
+
+class SourceError(RuntimeError):
+    """The server or its tables cannot be read as a source; the message says what to change."""
+
+
+@dataclass(frozen=True)
+class SourceRead:
+    """The records of whole transactions past the slot's position, in commit order, and the
+    position to confirm once they have landed (None when nothing was read)."""
+
+    records: list[dict]
+    confirm_lsn: int | None
+
+
+class PostgresqlSource:
+    def __init__(self, dsn: str, tables: Sequence[str], slot: str = DEFAULT_SLOT,
+                 publication: str = DEFAULT_PUBLICATION) -> None:  # fmt: skip
+        self.dsn = dsn
+        self.tables = [split_name(name) for name in tables]
+        self.slot = slot
+        self.publication = publication
+
+    def _connect(self):
+        return connect(self.dsn)
+
+    def prepare(self) -> None:
+        """Check the server and the tables, then create the publication and the slot if missing."""
+        with self._connect() as connection:
+            wal_level = connection.execute("show wal_level").fetchone()[0]
+            if wal_level != "logical":
+                raise SourceError(
+                    f"the server's wal_level is {wal_level}, and logical decoding needs logical: "
+                    "set wal_level = logical in postgresql.conf and restart the server"
+                )
+            user, may_replicate = connection.execute(
+                "select rolname, rolreplication or rolsuper from pg_roles where rolname = current_user"
+            ).fetchone()
+            if not may_replicate:
+                raise SourceError(
+                    f"the user {user} may not read a replication slot: ALTER ROLE {user} REPLICATION"
+                )
+            for schema, table in self.tables:
+                self._check_identity(connection, schema, table)
+            self._ensure_publication(connection)
+            plugin = connection.execute(
+                "select plugin from pg_replication_slots where slot_name = %s", [self.slot]
+            ).fetchone()
+            if plugin is None:
+                connection.execute("select pg_create_logical_replication_slot(%s, 'pgoutput')", [self.slot])
+            elif plugin[0] != "pgoutput":
+                raise SourceError(
+                    f"the replication slot {self.slot} decodes with {plugin[0]}, not pgoutput: "
+                    "name another slot for lakerep"
+                )
+
+    def _check_identity(self, connection, schema: str, table: str) -> None:
+        _, identity, has_primary_key = describe_table(connection, schema, table)
+        if identity == "n" or (identity == "d" and not has_primary_key):
+            raise SourceError(
+                f"{schema}.{table} has no replica identity, so its updates and deletes carry no key: "
+                f"add a primary key, or ALTER TABLE {schema}.{table} REPLICA IDENTITY FULL"
+            )
+
+    def _ensure_publication(self, connection) -> None:
+        names = ", ".join(f"{_quote(schema)}.{_quote(table)}" for schema, table in self.tables)
+        exists = connection.execute(
+            "select 1 from pg_publication where pubname = %s", [self.publication]
+        ).fetchone()
+        if exists is None:
+            connection.execute(f"create publication {_quote(self.publication)} for table {names}")
+            return
+        published = set(
+            connection.execute(
+                "select schemaname, tablename from pg_publication_tables where pubname = %s",
+                [self.publication],
+            ).fetchall()
+        )
+        missing = [(schema, table) for schema, table in self.tables if (schema, table) not in published]
+        if missing:
+            added = ", ".join(f"{_quote(schema)}.{_quote(table)}" for schema, table in missing)
+            connection.execute(f"alter publication {_quote(self.publication)} add table {added}")
+
+    def read(self, max_changes: int | None = None) -> SourceRead:
+        """The whole transactions past the slot's confirmed position, without moving it; with
+        max_changes, decoding stops after the transaction that reaches that many messages."""
+        decoder = Decoder()
+        records: list[dict] = []
+        with self._connect() as connection:
+            rows = connection.execute(
+                "select lsn::text, data from pg_logical_slot_peek_binary_changes("
+                "%s, null, %s, 'proto_version', '1', 'publication_names', %s)",
+                [self.slot, max_changes, self.publication],
+            )
+            for lsn, data in rows:
+                records.extend(decoder.feed(parse_lsn(lsn), data))
+        return SourceRead(records, decoder.end_lsn)
+
+    def confirm(self, lsn: int) -> None:
+        """Move the slot past what has landed: the server may then recycle that WAL."""
+        with self._connect() as connection:
+            connection.execute(
+                "select pg_replication_slot_advance(%s, %s::pg_lsn)", [self.slot, format_lsn(lsn)]
+            )
+
+    def drop(self) -> None:
+        """Drop the slot and the publication (the server then keeps no WAL for lakerep)."""
+        with self._connect() as connection:
+            slots = connection.execute("select slot_name from pg_replication_slots").fetchall()
+            if (self.slot,) in slots:
+                connection.execute("select pg_drop_replication_slot(%s)", [self.slot])
+            connection.execute(f"drop publication if exists {_quote(self.publication)}")
+
+
+def not_landed(records: Iterable[dict], highest_landed_commit: str | None) -> list[dict]:
+    """The records of the transactions that commit above highest_landed_commit (a position):
+    what a read after a crash between landing and confirming brings again is left out."""
+    records = list(records)
+    if highest_landed_commit is None:
+        return records
+    return [record for record in records if record["uow_id"] > highest_landed_commit]
+
+
+def describe_table(connection, schema: str, table: str) -> tuple[int, str, bool]:
+    """A table's oid, replica identity setting (pg_class.relreplident: d default, n nothing, f
+    full, i index) and whether it has a primary key; a SourceError when there is no such table."""
+    found = connection.execute(
+        "select c.oid, c.relreplident, "
+        "exists(select 1 from pg_index i where i.indrelid = c.oid and i.indisprimary) "
+        "from pg_class c join pg_namespace n on n.oid = c.relnamespace "
+        "where n.nspname = %s and c.relname = %s and c.relkind in ('r', 'p')",
+        [schema, table],
+    ).fetchone()
+    if found is None:
+        raise SourceError(f"the source has no table {schema}.{table}")
+    return found
+
+
+def connect(dsn: str):
+    """A connection to the source in autocommit mode, or a SourceError saying why not."""
+    import psycopg
+
+    try:
+        return psycopg.connect(dsn, autocommit=True)
+    except psycopg.OperationalError as error:
+        raise SourceError(f"cannot connect to the PostgreSQL source: {error}".strip()) from error
+
+
+def split_name(name: str) -> tuple[str, str]:
+    schema, _, table = name.rpartition(".")
+    if not schema or not table:
+        raise SourceError(f"a source table is named schema.table, not {name!r}")
+    return schema, table
+
+
+def _quote(identifier: str) -> str:
+    return '"' + identifier.replace('"', '""') + '"'

@@ -1,0 +1,65 @@
+"""A throw-away PostgreSQL server from the Debian packages, on 127.0.0.1 only, for the tests.
+
+The server refuses to run as root, so as root it runs as the packages' postgres user. Its data
+directory is a new folder under the system's temporary directory (pytest's are private to root).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import glob
+import os
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+from lakerep.thrift_server import free_port
+
+SUPERUSER = "lakerep"
+
+
+def server_binaries() -> Path:
+    found = sorted(glob.glob("/usr/lib/postgresql/*/bin/postgres"), key=lambda p: int(p.split("/")[4]))
+    if not found:
+        raise RuntimeError("no PostgreSQL server: apt-get install postgresql (make install does)")
+    return Path(found[-1]).parent
+
+
+def _as_server_user(command: list[str]) -> list[str]:
+    return ["runuser", "-u", "postgres", "--", *command] if os.geteuid() == 0 else command
+
+
+@contextlib.contextmanager
+def postgresql_server(wal_level: str = "logical"):
+    """A running server (its DSN as the superuser) and, on leaving, none."""
+    binaries = server_binaries()
+    data = Path(tempfile.mkdtemp(prefix="lakerep-pg-"))
+    if os.geteuid() == 0:
+        shutil.chown(data, "postgres", "postgres")
+    port = free_port()
+    settings = (f"-c wal_level={wal_level} -c listen_addresses=127.0.0.1 -p {port} "
+                f"-c unix_socket_directories={data} -c fsync=off -c max_replication_slots=4")  # fmt: skip
+    try:
+        subprocess.run(_as_server_user([str(binaries / "initdb"), "-D", str(data), "-U", SUPERUSER,
+                                        "--auth=trust", "--encoding=UTF8", "--no-sync"]),
+                       check=True, capture_output=True)  # fmt: skip
+        subprocess.run(_as_server_user([str(binaries / "pg_ctl"), "-D", str(data), "-o", settings,
+                                        "-l", str(data / "server.log"), "-w", "start"]),
+                       check=True, capture_output=True)  # fmt: skip
+        yield f"postgresql://{SUPERUSER}@127.0.0.1:{port}/postgres"
+    finally:
+        stop = [str(binaries / "pg_ctl"), "-D", str(data), "-m", "immediate", "stop"]
+        subprocess.run(_as_server_user(stop), capture_output=True)
+        shutil.rmtree(data, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def serving(schema: str):
+    """A running server holding the tables of the SQL `schema`: its DSN."""
+    import psycopg
+
+    with postgresql_server() as dsn:
+        with psycopg.connect(dsn, autocommit=True) as connection:
+            connection.execute(schema)
+        yield dsn

@@ -1,0 +1,114 @@
+"""A session with a live PostgreSQL source holding the demo's registered tables (issue 23): each
+cycle lands the slot's new transactions before Capture; a crash between landing and confirming
+lands nothing twice; one cycle brings the server's rows into the condensed CCDs; `lakerep run
+--source` refuses a source it cannot read before doing anything else."""
+
+from __future__ import annotations
+
+import psycopg
+import pytest
+from click.testing import CliRunner
+from sources.postgresql_server import serving
+
+from lakerep.cli import EXIT_USER_ERROR, main
+from lakerep.lake import reset_lake
+from lakerep.registrations import load_registrations
+from lakerep.session import SessionStart, run_session
+from lakerep.sources.landing import land_new_changes
+from lakerep.sources.postgresql import PostgresqlSource
+from lakerep.summary import relation_name
+
+pytestmark = pytest.mark.spark
+
+# The demo's registrations, as tables of the server (quoted: the registered names are upper case).
+SCHEMA = """
+    create schema "SALES";
+    create schema "INVENTORY";
+    create table "SALES"."CUSTOMERS" (customer_id text primary key, name text, email text,
+        credit_limit numeric(12, 2), created_on date, updated_at timestamp);
+    create table "SALES"."ORDERS" (order_id bigint primary key, customer_id text, order_date date,
+        status text, total numeric(14, 2), note text);
+    create table "SALES"."ORDER_LINES" (order_id bigint, line_no int, product_code text, quantity int,
+        unit_price numeric(10, 2), shipped_at timestamp, primary key (order_id, line_no));
+    create table "INVENTORY"."STOCK" (warehouse text, sku text, on_hand int, reorder_level int,
+        last_counted date, primary key (warehouse, sku));
+"""
+TRAFFIC = [
+    [
+        """insert into "SALES"."CUSTOMERS" values ('C1', 'Ann', 'ann@x', 100.50, '2026-01-02', null),
+           ('C2', 'Bob', null, 20, '2026-01-03', '2026-01-03 04:05:06.7'),
+           ('C3', 'Cy', 'cy@x', 0, null, null)""",
+        """insert into "SALES"."ORDERS" values (1, 'C1', '2026-01-05', 'NEW', 10.25, 'it''s "new"')""",
+    ],
+    ["""update "SALES"."CUSTOMERS" set email = 'bob@x' where customer_id = 'C2'"""],
+    ["""update "SALES"."CUSTOMERS" set customer_id = 'C9' where customer_id = 'C3'"""],
+    ["""delete from "SALES"."CUSTOMERS" where customer_id = 'C1'"""],
+]
+
+
+@pytest.fixture(scope="module")
+def server(spark):
+    reset_lake()
+    with serving(SCHEMA) as dsn:
+        yield dsn
+
+
+def execute(dsn: str, statements: list[str]) -> None:
+    with psycopg.connect(dsn) as connection:
+        for statement in statements:
+            connection.execute(statement)
+
+
+class ConfirmFails(PostgresqlSource):
+    """A runner killed after landing, before the slot's confirmation."""
+
+    def confirm(self, lsn: int) -> None:
+        raise RuntimeError("killed before the confirmation")
+
+
+def landed_positions(spark) -> list[str]:
+    return [row[0] for row in spark.sql("select log_position from lakerep_raw.source_log").collect()]
+
+
+def test_a_crash_between_landing_and_confirming_lands_nothing_twice(spark, server):
+    tables = list(load_registrations())
+    source = PostgresqlSource(server, tables)
+    source.prepare()
+    execute(server, TRAFFIC[0])
+    with pytest.raises(RuntimeError, match="killed"):
+        land_new_changes(spark, ConfirmFails(server, tables))
+    first = landed_positions(spark)
+    assert len(first) == 5  # four inserts and their commit
+
+    assert land_new_changes(spark, source) == 0  # read again, landed already: only confirmed
+    assert source.read().records == []
+    for statements in TRAFFIC[1:]:
+        execute(server, statements)
+    assert land_new_changes(spark, source) == 6
+    positions = landed_positions(spark)
+    assert len(positions) == len(set(positions)) == 11
+
+
+def test_a_cycle_brings_the_servers_rows_into_the_condensed_ccd(spark, server):
+    execute(server, ["""insert into "SALES"."CUSTOMERS" values ('C4', 'Di', 'di', 1.5, null, null)"""])
+    source = PostgresqlSource(server, list(load_registrations()))
+    # `lakerep run --once --capture-only --source DSN`, as a `dbt run` (no data tests: time)
+    run_session(SessionStart("pg", once=True, dbt_command="run", capture_only=True, source=source))
+    with psycopg.connect(server) as connection:
+        expected = {row[0]: tuple(row) for row in connection.execute('select * from "SALES"."CUSTOMERS"')}
+    ccd = spark.sql(
+        f"select customer_id, name, email, credit_limit, created_on, updated_at "
+        f"from {relation_name('ccd_sales__customers')} where IBMSNAP_OPERATION <> 'D'"
+    ).collect()
+    assert {row[0]: tuple(row) for row in ccd} == expected
+    deleted = spark.sql(
+        f"select customer_id from {relation_name('ccd_sales__customers')} where IBMSNAP_OPERATION = 'D'"
+    ).collect()
+    assert sorted(row[0] for row in deleted) == ["C1", "C3"]  # a delete, and a key update's old key
+    assert PostgresqlSource(server, list(load_registrations())).read().records == []  # confirmed
+
+
+def test_run_refuses_a_source_it_cannot_read_before_anything_else():
+    result = CliRunner().invoke(main, ["run", "--once", "--source", "postgresql://nobody@127.0.0.1:1/none"])
+    assert result.exit_code == EXIT_USER_ERROR
+    assert "lakerep: cannot connect to the PostgreSQL source" in result.stderr
