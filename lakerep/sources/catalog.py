@@ -64,7 +64,7 @@ def register_from_postgresql(dsn: str, tables: Sequence[str], project_dir: Path)
     if unmapped:
         raise SourceError(
             "no registered type for " + "; ".join(unmapped)
-            + ": leave the column out of the source's publication or convert it in a view"
+            + ": declare such a table yourself, with those columns as string (their text form)"
         )  # fmt: skip
     text = path.read_text(encoding="utf-8")
     candidate = path.with_name(f".{path.name}.new")

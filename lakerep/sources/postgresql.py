@@ -126,14 +126,6 @@ class PostgresqlSource:
                 "select pg_replication_slot_advance(%s, %s::pg_lsn)", [self.slot, format_lsn(lsn)]
             )
 
-    def drop(self) -> None:
-        """Drop the slot and the publication (the server then keeps no WAL for lakerep)."""
-        with self._connect() as connection:
-            slots = connection.execute("select slot_name from pg_replication_slots").fetchall()
-            if (self.slot,) in slots:
-                connection.execute("select pg_drop_replication_slot(%s)", [self.slot])
-            connection.execute(f"drop publication if exists {_quote(self.publication)}")
-
 
 def not_landed(records: Iterable[dict], highest_landed_commit: str | None) -> list[dict]:
     """The records of the transactions that commit above highest_landed_commit (a position):
