@@ -17,18 +17,24 @@ def land_new_changes(spark, source: PostgresqlSource, max_changes: int | None = 
     """Land the source's changes past its confirmed position (whole transactions), then confirm;
     the number of records landed."""
     read = source.read(max_changes)
-    records = not_landed(read.records, highest_landed_commit(spark))
+    if not read.records:  # nothing committed since: no query of the lake, nothing to confirm
+        return 0
+    lowest_commit = min(record["uow_id"] for record in read.records)
+    records = not_landed(read.records, highest_landed_commit(spark, at_or_above=lowest_commit))
     if records:
         landing.land_log_records(spark, records)
-    if read.confirm_lsn is not None:
-        source.confirm(read.confirm_lsn)
+    source.confirm(read.confirm_lsn)
     return len(records)
 
 
-def highest_landed_commit(spark) -> str | None:
-    """The highest commit position landed (well-formed positions only: a malformed one landed by
-    mistake must not hide the source's records)."""
+def highest_landed_commit(spark, at_or_above: str) -> str | None:
+    """The highest commit position landed at or above a position (well-formed positions only: a
+    malformed one landed by mistake must not hide the source's records). Bounded below, the scan
+    reads only the landing files whose positions reach that far (Delta's file statistics), not
+    the whole history in every cycle; a landed commit below the read's lowest one cannot hide a
+    record of it."""
     return spark.sql(
         f"select max(upper(log_position)) from {landing.SOURCE_LOG_TABLE} "
-        "where record_type = 'C' and length(log_position) = 20 and log_position rlike '^[0-9A-Fa-f]+$'"
+        f"where record_type = 'C' and log_position >= '{at_or_above}' "
+        "and length(log_position) = 20 and log_position rlike '^[0-9A-Fa-f]+$'"
     ).collect()[0][0]

@@ -92,16 +92,16 @@ BAD_RECORDS = {
     "image_not_object": (bad("image_not_object", 9, image="[1]"), "image_not_json_object"),
 }
 COPIES = [name for name, member in MEMBERS.items() if member.target_structure != "ccd"]
-OFFSETS = ("+00", "Z", "+05:30", "-0800")  # wal2json's form, ISO's, and two zones away from UTC
+# wal2json's form, ISO's, and two zones away from UTC, each with its hours ahead of UTC
+OFFSETS = {"+00": 0, "Z": 0, "+05:30": 5.5, "-0800": -8}
 
 
 def as_postgresql_writes_it(record: dict, n: int) -> dict:
     """A generated log record as PostgreSQL's logical decoding gives it under the default replica
     identity, with the source time in one of OFFSETS' forms (the same moment)."""
     moment = parse_timestamp(record["log_timestamp"])
-    offset = OFFSETS[n % len(OFFSETS)]
-    hours = {"+00": 0, "Z": 0, "+05:30": 5.5, "-0800": -8}[offset]
-    local = (moment + timedelta(hours=hours)).isoformat(sep="T" if offset == "Z" else " ")
+    offset = list(OFFSETS)[n % len(OFFSETS)]
+    local = (moment + timedelta(hours=OFFSETS[offset])).isoformat(sep="T" if offset == "Z" else " ")
     shaped = {**record, "log_timestamp": local + offset}
     registration = REGISTRATIONS.get(f"{record['source_owner']}.{record['source_table']}")
     if record["record_type"] in {"U", "D"} and registration is not None:
