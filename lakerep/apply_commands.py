@@ -1,5 +1,5 @@
-"""What `lakerep refresh`, `lakerep mark-external-refresh`, `lakerep prune` and `lakerep diff` do
-(SPEC §5, §6, §7).
+"""What `lakerep refresh` (from a live source too), `lakerep unload`, `lakerep mark-external-refresh`,
+`lakerep prune` and `lakerep diff` do (SPEC §5, §6, §7).
 
 Each checks what it can before Spark starts (options, members, position format), refuses while a
 runner holds a session (the subscriptions are active), then does its work inside the lake's
@@ -54,28 +54,86 @@ def mark(
     naming several members pays Spark's start once; the lines saying what was recorded.
     Every name is checked before anything is written. dbt.OperationRejected says why the lake
     refused a member (the macro's message names it), and which members were marked before it."""
+    members = _checked_members(target_tables)
+    home = lake_home()
+    refuse_if_active(home)
+    with critical_section(home):
+        refuse_if_active(home)  # a runner may have started while we waited
+        return _mark_members(members, kind, start, end)
+
+
+def unload_from_source(target_tables: Sequence[str], source, *, refresh: bool) -> list[str]:
+    """Unload each named member's source table from the live source
+    (sources.postgresql.PostgresqlSource) at one log position and land it as a source snapshot
+    whose start and end are that position; the lines saying what landed.
+
+    refresh (`lakerep refresh --source`): then mark a full refresh of the members, so their next
+    Apply cycle loads the snapshot and mirrors from its position. Without (`lakerep unload`), the
+    snapshot is there to compare with (`lakerep diff`, the data test) once Capture has read past
+    it. An empty table lands as a snapshot without rows (one row without an image), so its members
+    start empty. The source is prepared first (its slot made if missing): the changes committed
+    after the unload must reach the lake."""
+    from lakerep.lake import lake_session
+    from lakerep.landing import land_snapshot_rows
+
+    members = _checked_members(target_tables)
+    for member in members if refresh else []:
+        if member.registration.disable_refresh:
+            raise ValueError(
+                f"{member.source} has DISABLE_REFRESH: lakerep does not refresh {member.target_table}; "
+                "refresh it by other means and run lakerep mark-external-refresh"
+            )
+    home = lake_home()
+    refuse_if_active(home)
+    source.prepare()
+    lines: list[str] = []
+    with critical_section(home):
+        refuse_if_active(home)
+        spark = lake_session()
+        registrations = {member.source: member.registration for member in members}
+        for registration in registrations.values():  # a table unloaded once for all its members
+            name = registration.qualified_name
+            unload = source.unload(name)
+            snapshot_id = f"{name}:{unload.position}:{unload.position}"
+            rows = unload.rows or [None]  # an empty table: the snapshot's one row, without an image
+            land_snapshot_rows(spark, (
+                {"snapshot_id": snapshot_id, "source_owner": registration.source_owner,
+                 "source_table": registration.source_table, "unload_start_position": unload.position,
+                 "unload_end_position": unload.position, "row_image": row_image}
+                for row_image in rows
+            ))  # fmt: skip
+            lines.append(
+                f"unloaded {len(unload.rows):,} rows of {name} at {unload.position} (snapshot {snapshot_id})"
+            )
+        if refresh:
+            lines.extend(_mark_members(members, "refresh"))
+    return lines
+
+
+def _checked_members(target_tables: Sequence[str]) -> list:
+    """The members writing target_tables, each once, in the order named; ValueError for a name
+    that no member writes, before anything is done."""
     if not target_tables:
         raise ValueError("name at least one member (--member TARGET)")
     for target_table in target_tables:
         _check_member(target_table)
-    home = lake_home()
-    refuse_if_active(home)
+    by_target = {member.target_table: member for member in load_members()}
+    return [by_target[target_table] for target_table in dict.fromkeys(target_tables)]
+
+
+def _mark_members(members: list, kind: str, start: str | None = None, end: str | None = None) -> list[str]:
     lines: list[str] = []
-    with critical_section(home):
-        refuse_if_active(home)  # a runner may have started while we waited
-        members = list(dict.fromkeys(target_tables))
-        for number, target_table in enumerate(members):
-            arguments = {"kind": kind, "target_table": target_table, "marked_by": _user_and_host()}
-            if kind == "external":
-                arguments |= {"start_position": start.upper(), "end_position": end.upper()}
-            try:
-                lines.extend(dbt.run_operation("lakerep_mark_refresh", arguments).messages)
-            except dbt.OperationRejected as rejected:
-                if not number:
-                    raise
-                raise dbt.OperationRejected(
-                    f"{rejected} ({', '.join(members[:number])} marked)"
-                ) from rejected
+    for number, member in enumerate(members):
+        arguments = {"kind": kind, "target_table": member.target_table, "marked_by": _user_and_host()}
+        if kind == "external":
+            arguments |= {"start_position": start.upper(), "end_position": end.upper()}
+        try:
+            lines.extend(dbt.run_operation("lakerep_mark_refresh", arguments).messages)
+        except dbt.OperationRejected as rejected:
+            if not number:
+                raise
+            marked = ", ".join(member.target_table for member in members[:number])
+            raise dbt.OperationRejected(f"{rejected} ({marked} marked)") from rejected
     return lines
 
 

@@ -99,13 +99,10 @@ def _registered_as(table: dict) -> tuple[str, str]:
     return declared["source_owner"], declared["source_table"]
 
 
-def make_wide_project(scratch: Path, tables: int) -> Path:
-    """A copy of the project with `tables` registered sources, scaffolded; returns its root."""
-    from lakerep.registrations import load_registrations
-
-    project = scratch / "project"
-    if project.exists():
-        shutil.rmtree(project)
+def copy_project(project: Path) -> Path:
+    """A copy of the project (its dbt project, declarations and runner, not its lake) at
+    `project`, a folder that does not exist yet; returns it. Run from it (PYTHONPATH), the runner
+    works on the copy's declarations and models."""
     project.mkdir(parents=True)
     ignore = shutil.ignore_patterns("__pycache__", "*.egg-info")
     for part in PROJECT_PARTS:
@@ -114,6 +111,17 @@ def make_wide_project(scratch: Path, tables: int) -> Path:
             shutil.copytree(source, project / part, ignore=ignore)
         else:
             shutil.copy2(source, project / part)
+    return project
+
+
+def make_wide_project(scratch: Path, tables: int) -> Path:
+    """A copy of the project with `tables` registered sources, scaffolded; returns its root."""
+    from lakerep.registrations import load_registrations
+
+    project = scratch / "project"
+    if project.exists():
+        shutil.rmtree(project)
+    copy_project(project)
     widen_declarations(project, wide_table_names(tables, len(load_registrations())))
     _run_in(project, ["-m", "lakerep.cli", "scaffold"])
     return project

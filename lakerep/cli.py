@@ -182,11 +182,40 @@ def run(
 @click.option(
     "--member", "target_tables", required=True, multiple=True, help="A member's target table (repeatable)."
 )
-def refresh(target_tables: tuple[str, ...]) -> None:
+@click.option(
+    "--source",
+    "source_dsn",
+    metavar="DSN",
+    help="A PostgreSQL source: unload each member's table from it at one log position and land "
+    "that as the snapshot to refresh from (without it, the refresh waits for a landed snapshot).",
+)
+def refresh(target_tables: tuple[str, ...], source_dsn: str | None) -> None:
     """Request a full refresh of subscription members: the next Apply cycle of each one's set
     reloads it from a source snapshot. Refused while a session runs."""
     with _user_errors():
-        for line in apply_commands.mark(list(target_tables), "refresh"):
+        source = _postgresql_source(source_dsn)
+        if source is None:
+            lines = apply_commands.mark(list(target_tables), "refresh")
+        else:
+            lines = apply_commands.unload_from_source(list(target_tables), source, refresh=True)
+        for line in lines:
+            _echo(line)
+
+
+@main.command()
+@click.option(
+    "--member", "target_tables", required=True, multiple=True, help="A member's target table (repeatable)."
+)
+@click.option("--source", "source_dsn", metavar="DSN", required=True, help="The PostgreSQL source.")
+def unload(target_tables: tuple[str, ...], source_dsn: str) -> None:
+    """Land a consistent snapshot of members' source tables from a PostgreSQL source, each read at
+    one log position, without refreshing anything: once a cycle has read past it, `lakerep diff`
+    (and the data test) compare the targets with it while the tables stay unchanged. Refused
+    while a session runs."""
+    with _user_errors():
+        for line in apply_commands.unload_from_source(
+            list(target_tables), _postgresql_source(source_dsn), refresh=False
+        ):
             _echo(line)
 
 
@@ -371,15 +400,26 @@ def scaffold(check: bool) -> None:
 
 @main.command()
 @click.option("--from-postgresql", "dsn", metavar="DSN", required=True, help="The source server.")
+@click.option(
+    "--subscribe",
+    metavar="APPLY_QUAL.SET",
+    help="Also subscribe a user copy of each table (target <table>_copy) in this set.",
+)
+@click.option(
+    "--only",
+    is_flag=True,
+    help="Declare these tables alone: the demo's tables, their members and any others go "
+    "(needs --subscribe).",
+)
 @click.argument("tables", nargs=-1, required=True)
-def register(dsn: str, tables: tuple[str, ...]) -> None:
+def register(dsn: str, subscribe: str | None, only: bool, tables: tuple[str, ...]) -> None:
     """Register TABLES (schema.table) as the PostgreSQL catalog describes them (columns, types,
     key), then write their models as `lakerep scaffold` does."""
     from lakerep.scaffold import scaffold as write_scaffold
     from lakerep.sources.catalog import register_from_postgresql
 
     with _user_errors():
-        for name in register_from_postgresql(dsn, tables, PROJECT_DIR):
+        for name in register_from_postgresql(dsn, tables, PROJECT_DIR, only=only, subscribe=subscribe):
             _echo(f"registered: {name}")
         for path in write_scaffold():
             _echo(f"wrote: {path}")
@@ -423,6 +463,29 @@ def bench(records: int, cycle_records: int, seed: int, batch_records: int, table
             tables=tables,
         ):
             click.echo(line)
+
+
+@main.command()
+@click.option(
+    "--format",
+    "file_format",
+    type=click.Choice(["debezium", "canonical"]),
+    required=True,
+    help="debezium: Debezium change events, one JSON value per line (Kafka Connect's FileStreamSink); "
+    "canonical: JSON lines of the source_log columns.",
+)
+@click.argument(
+    "paths", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path)
+)
+def land(file_format: str, paths: tuple[Path, ...]) -> None:
+    """Land files of log records as one landing batch. A file that is no JSON lines (the line is
+    named), or that has landed before (same name and content), is refused and nothing lands.
+    Refused while a session runs."""
+    from lakerep.land_files import land_files
+
+    with _user_errors():
+        for line in land_files(list(paths), file_format):
+            _echo(line)
 
 
 def _postgresql_source(dsn: str | None) -> PostgresqlSource | None:

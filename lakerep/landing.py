@@ -17,6 +17,8 @@ from pathlib import Path
 
 SOURCE_LOG_TABLE = "lakerep_raw.source_log"
 SOURCE_SNAPSHOT_TABLE = "lakerep_raw.source_snapshot"
+DEBEZIUM_EVENTS_TABLE = "lakerep_raw.debezium_events"  # made by `lakerep land` on first use
+LANDED_FILES_TABLE = "lakerep_raw.landed_files"
 
 
 def land_log_records(spark, records: Iterable[dict]) -> tuple[int, int]:
@@ -25,27 +27,44 @@ def land_log_records(spark, records: Iterable[dict]) -> tuple[int, int]:
 
 
 def land_snapshot_rows(spark, rows: Iterable[dict]) -> tuple[int, int]:
-    """Append unloaded source rows (each with snapshot_id and unload positions) as one batch."""
+    """Append unloaded source rows (each with snapshot_id and unload positions) as one batch.
+    The unload of an empty table is one row without a row_image."""
+    if not spark.table(SOURCE_SNAPSHOT_TABLE).schema["row_image"].nullable:
+        # A lake made before empty unloads could land: its row_image was declared not null.
+        spark.sql(f"alter table {SOURCE_SNAPSHOT_TABLE} alter column row_image drop not null")
     return _land(spark, SOURCE_SNAPSHOT_TABLE, rows)
 
 
 def next_landing_batch(spark) -> int:
-    """One numbering for both landing tables, so a capture window of landing batches also says
-    which snapshots arrived in it."""
+    """One numbering for every landing table (the Debezium events' too, once `lakerep land` has
+    made it), so a capture window of landing batches also says which snapshots arrived in it."""
+    tables = [SOURCE_LOG_TABLE, SOURCE_SNAPSHOT_TABLE]
+    if spark.catalog.tableExists(DEBEZIUM_EVENTS_TABLE):
+        tables.append(DEBEZIUM_EVENTS_TABLE)
     highest = spark.sql(
-        f"select greatest((select max(landing_batch) from {SOURCE_LOG_TABLE}), "
-        f"(select max(landing_batch) from {SOURCE_SNAPSHOT_TABLE}))"
+        "select greatest(" + ", ".join(f"(select max(landing_batch) from {table})" for table in tables) + ")"
     ).collect()[0][0]
     return (highest or 0) + 1
 
 
-def _land(spark, table: str, rows: Iterable[dict]) -> tuple[int, int]:
+def land_debezium_events(spark, events: Iterable[dict], batch: int | None = None) -> tuple[int, int]:
+    """Append Debezium events (event_value, landed_file, landed_line) as one landing batch, or
+    into `batch` when a call lands several tables in one batch."""
+    return _land(spark, DEBEZIUM_EVENTS_TABLE, events, batch)
+
+
+def land_file_records(spark, files: Iterable[dict], batch: int) -> tuple[int, int]:
+    """Record the files a landing batch took (file_name, file_sha256, file_format, line_count)."""
+    return _land(spark, LANDED_FILES_TABLE, files, batch)
+
+
+def _land(spark, table: str, rows: Iterable[dict], batch: int | None = None) -> tuple[int, int]:
     from pyspark.sql import functions as F
 
     target_columns = spark.table(table).schema
     landed_columns = {"landing_batch", "landed_at"}
     row_schema = type(target_columns)([f for f in target_columns.fields if f.name not in landed_columns])
-    batch = next_landing_batch(spark)
+    batch = next_landing_batch(spark) if batch is None else batch
     landed_at = datetime.now(UTC).replace(tzinfo=None)
     directory = Path(os.environ.get("LAKEREP_HOME", ".lakerep")) / "landing"
     directory.mkdir(parents=True, exist_ok=True)

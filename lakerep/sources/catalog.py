@@ -20,6 +20,8 @@ import yaml
 
 from lakerep.registrations import DECLARATION_PATH, RegistrationError, load_registrations
 from lakerep.sources.postgresql import SourceError, connect, describe_table, split_name
+from lakerep.subscriptions import DECLARATION_PATH as SUBSCRIPTIONS_PATH
+from lakerep.subscriptions import SubscriptionError, load_members
 
 # PostgreSQL's type names (format_type, lengths and precisions taken off) -> registered type
 TYPES = {
@@ -51,13 +53,26 @@ def registered_type(postgresql_type: str) -> str | None:
     return TYPES.get(re.sub(r"\(\d+\)", "", postgresql_type))
 
 
-def register_from_postgresql(dsn: str, tables: Sequence[str], project_dir: Path) -> list[str]:
-    """Declare the tables (schema.table) in the project's registration file; their names."""
+def register_from_postgresql(
+    dsn: str, tables: Sequence[str], project_dir: Path, *, only: bool = False, subscribe: str | None = None
+) -> list[str]:
+    """Declare the tables (schema.table) in the project's registration file; their names.
+
+    only: the file declares these tables alone (the demo's, and any others, go), and so does
+    subscriptions.yml (it needs subscribe). subscribe (APPLY_QUAL.SET): each table also gets a
+    user copy, `<table>_copy`, in that set. Both files are checked as scaffold
+    checks them before either is replaced."""
     path = project_dir / DECLARATION_PATH
-    registered = load_registrations(path)
+    registered = {} if only else load_registrations(path)
     again = [name for name in tables if name in registered]
     if again:
         raise SourceError(f"already registered: {', '.join(again)}")
+    if only and subscribe is None:
+        raise SourceError(
+            "--only drops every subscription member with the other tables: "
+            "name a set for the new ones (--subscribe APPLY_QUAL.SET)"
+        )
+    subscription = _set_name(subscribe) if subscribe is not None else None
     with connect(dsn) as connection:
         entries = [_table_entry(connection, *split_name(name)) for name in tables]
     unmapped = [problem for entry in entries for problem in entry.pop("unmapped")]
@@ -67,15 +82,74 @@ def register_from_postgresql(dsn: str, tables: Sequence[str], project_dir: Path)
             + ": declare such a table yourself, with those columns as string (their text form)"
         )  # fmt: skip
     text = path.read_text(encoding="utf-8")
+    kept = _leading_comments(text) + "version: 2\n\nsources:\n" if only else text.rstrip("\n") + "\n"
     candidate = path.with_name(f".{path.name}.new")
-    candidate.write_text(text.rstrip("\n") + "\n" + _source_groups(entries, text), encoding="utf-8")
+    candidate.write_text(kept + _source_groups(entries, kept), encoding="utf-8")
     try:
         load_registrations(candidate)
     except RegistrationError:
         candidate.unlink()
         raise
+    subscriptions = project_dir / SUBSCRIPTIONS_PATH
+    subscriptions_text = subscriptions.read_text(encoding="utf-8")
+    if only or subscription:
+        new_sources = {f"{entry['schema']}.{entry['name']}" for entry in entries}
+        subscriptions.write_text(
+            _subscriptions(subscriptions_text, new_sources, only=only, subscription=subscription),
+            encoding="utf-8",
+        )
     candidate.replace(path)
+    try:
+        load_members(subscriptions, project_dir=project_dir)
+    except SubscriptionError:
+        path.write_text(text, encoding="utf-8")
+        subscriptions.write_text(subscriptions_text, encoding="utf-8")
+        raise
     return list(tables)
+
+
+def _set_name(subscribe: str) -> tuple[str, str]:
+    apply_qual, _, set_name = subscribe.partition(".")
+    if not apply_qual or not set_name:
+        raise SourceError(f"--subscribe names a set as APPLY_QUAL.SET, not {subscribe!r}")
+    return apply_qual, set_name
+
+
+def _leading_comments(text: str) -> str:
+    lines = []
+    for line in text.splitlines(keepends=True):
+        if not line.startswith("#"):
+            break
+        lines.append(line)
+    return "".join(lines)
+
+
+def _subscriptions(
+    text: str, new_sources: set[str], *, only: bool, subscription: tuple[str, str] | None
+) -> str:
+    """subscriptions.yml without any member (only: their sources are no longer registered) and with
+    a user copy of each new source in the named set; the file's opening comments are kept."""
+    document = yaml.safe_load(text) or {}
+    qualifiers = document.get("apply_qualifiers") or []
+    if only:  # the sources of the file's members are no longer registered
+        qualifiers = []
+    if subscription is not None:
+        apply_qual, set_name = subscription
+        qualifier = next((q for q in qualifiers if q.get("apply_qual") == apply_qual), None)
+        if qualifier is None:
+            qualifier = {"apply_qual": apply_qual, "sets": []}
+            qualifiers.append(qualifier)
+        chosen = next((s for s in qualifier["sets"] if s.get("set_name") == set_name), None)
+        if chosen is None:
+            chosen = {"set_name": set_name, "on_operational_error": "stop", "members": []}
+            qualifier["sets"].append(chosen)
+        for source in sorted(new_sources):
+            target = f"{source.rpartition('.')[2].lower()}_copy"
+            chosen["members"].append({"source": source, "target": target, "structure": "user_copy"})
+    body = yaml.safe_dump(
+        {"apply_qualifiers": qualifiers}, sort_keys=False, width=110, default_flow_style=None
+    )
+    return _leading_comments(text) + body
 
 
 def _table_entry(connection, schema: str, table: str) -> dict:

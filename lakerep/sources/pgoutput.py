@@ -66,7 +66,8 @@ class Decoder:
         reader = _Reader(message)
         kind = reader.byte()
         if kind == "B":
-            final_lsn, timestamp, xid = reader.int64(), reader.int64(), reader.int32()
+            final_lsn, timestamp = reader.int64(), reader.int64()
+            xid = reader.int32() & 0xFFFFFFFF  # unsigned on the wire
             self._transaction = _Transaction(final_lsn, _time(timestamp), xid)
             return []
         if kind == "R":

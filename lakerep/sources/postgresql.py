@@ -10,10 +10,15 @@ commit positions, which rise with every transaction the slot delivers.
 prepare() creates the publication and the slot on first use, after checking what the server
 needs: wal_level logical, a user with the REPLICATION privilege (or a superuser), and for every
 table, a replica identity that gives the key of an updated or deleted row.
+
+unload() reads a table consistently at one log position, for a refresh (SPEC §2.5, §5): a
+temporary slot exports the snapshot of its consistent point, so the rows read are exactly those
+of the transactions that committed before that point, and the slot delivers every later one.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -25,6 +30,15 @@ DEFAULT_PUBLICATION = "lakerep"
 
 class SourceError(RuntimeError):
     """The server or its tables cannot be read as a source; the message says what to change."""
+
+
+@dataclass(frozen=True)
+class Unload:
+    """A table's rows as of one log position (start and end of the unload are that one
+    position): row images as JSON text, each column in PostgreSQL's text form, like a change's."""
+
+    position: str
+    rows: list[str]
 
 
 @dataclass(frozen=True)
@@ -106,13 +120,16 @@ class PostgresqlSource:
 
     def read(self, max_changes: int | None = None) -> SourceRead:
         """The whole transactions past the slot's confirmed position, without moving it; with
-        max_changes, decoding stops after the transaction that reaches that many messages."""
+        max_changes, decoding stops after the transaction that reaches that many messages.
+        Logical messages come too (PostgreSQL 14 and later): the one unload() writes commits a
+        transaction past the unload, so Capture's synchpoint reaches it on an idle source."""
         decoder = Decoder()
         records: list[dict] = []
         with self._connect() as connection:
+            messages = ", 'messages', 'true'" if connection.info.server_version >= 140000 else ""
             rows = connection.execute(
                 "select lsn::text, data from pg_logical_slot_peek_binary_changes("
-                "%s, null, %s, 'proto_version', '1', 'publication_names', %s)",
+                f"%s, null, %s, 'proto_version', '1', 'publication_names', %s{messages})",
                 [self.slot, max_changes, self.publication],
             )
             for lsn, data in rows:
@@ -125,6 +142,59 @@ class PostgresqlSource:
             connection.execute(
                 "select pg_replication_slot_advance(%s, %s::pg_lsn)", [self.slot, format_lsn(lsn)]
             )
+
+    def unload(self, name: str) -> Unload:
+        """The rows of the table `schema.table` as of one log position. Call prepare() first: the
+        source's slot must exist before the unload's position, or the changes committed between
+        the two would be lost to it.
+
+        A temporary slot, made on a replication connection, exports the snapshot of its
+        consistent point; a second connection reads the table in that snapshot. Then a logical
+        message commits a transaction past the unload, which the source's slot delivers: once
+        Capture has read it, the set's synchpoint is past the unload even on an idle source."""
+        from psycopg.types.string import TextLoader
+
+        schema, table = split_name(name)
+        replication = _connect_for_replication(self.dsn)
+        with replication, self._connect() as reader:
+            describe_table(reader, schema, table)
+            slot = f"{self.slot}_unload_{replication.info.backend_pid}"
+            consistent_point, snapshot = replication.execute(
+                f"CREATE_REPLICATION_SLOT {slot} TEMPORARY LOGICAL pgoutput (SNAPSHOT 'export')"
+            ).fetchone()[1:3]
+            described = reader.execute(
+                "select attname, atttypid from pg_attribute where attrelid = %s::regclass "
+                "and attnum > 0 and not attisdropped order by attnum",
+                [f"{_quote(schema)}.{_quote(table)}"],
+            ).fetchall()
+            columns = [column for column, _ in described]
+            listed = ", ".join(_quote(column) for column in columns)
+            rows: list[str] = []
+            with reader.transaction():
+                reader.execute("set transaction isolation level repeatable read")
+                reader.execute(f"set transaction snapshot '{snapshot}'")
+                with reader.cursor(name="lakerep_unload") as cursor:
+                    # Each value as its type's output function writes it, as pgoutput sends a change
+                    # (a cast to text would differ: it drops a char(n)'s padding).
+                    for _, type_oid in described:
+                        cursor.adapters.register_loader(type_oid, TextLoader)
+                    cursor.execute(f"select {listed} from {_quote(schema)}.{_quote(table)}")
+                    for values in cursor:
+                        rows.append(json.dumps(dict(zip(columns, values, strict=True))))
+            reader.execute(
+                "select pg_logical_emit_message(true, 'lakerep', %s)",
+                [f"unloaded {schema}.{table} at {consistent_point}"],
+            )
+        return Unload(unload_position(parse_lsn(consistent_point)), rows)
+
+
+def unload_position(consistent_point: int) -> str:
+    """The log position of an unload read at a slot's consistent point: the last position before
+    it. A transaction whose commit record starts at the consistent point or later is not in the
+    snapshot (the slot delivers it), one that commits before it is; Apply discards changes
+    committed at or before a refresh's start, so the start must sort below the commit position of
+    a transaction committing exactly at the consistent point (its LSN and 0000)."""
+    return f"{consistent_point - 1:016X}FFFF"
 
 
 def not_landed(records: Iterable[dict], highest_landed_commit: str | None) -> list[dict]:
@@ -159,6 +229,18 @@ def connect(dsn: str):
         return psycopg.connect(dsn, autocommit=True)
     except psycopg.OperationalError as error:
         raise SourceError(f"cannot connect to the PostgreSQL source: {error}".strip()) from error
+
+
+def _connect_for_replication(dsn: str):
+    """A replication connection (it takes the replication protocol's commands), or a SourceError."""
+    import psycopg
+
+    try:
+        return psycopg.connect(dsn, autocommit=True, replication="database")
+    except psycopg.OperationalError as error:
+        raise SourceError(
+            f"cannot open a replication connection to the PostgreSQL source: {error}".strip()
+        ) from error
 
 
 def split_name(name: str) -> tuple[str, str]:

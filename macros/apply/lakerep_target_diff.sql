@@ -3,8 +3,9 @@
     data test lakerep_matches_source_snapshot runs the same rows.
 
     A target is compared with a consistent snapshot of its source at the target's synchpoint: an
-    unload landed in lakerep_raw.source_snapshot whose start and end are that one position (the
-    newest, if several). A CCD target is compared by the state its history gives: per key its
+    unload landed in lakerep_raw.source_snapshot whose start and end are one position, that one
+    or an earlier one after which the table had no change up to the synchpoint
+    (lakerep_consistent_snapshot). A CCD target is compared by the state its history gives: per key its
     latest change, unless that is a delete. That needs key updates captured as delete/insert
     pairs: otherwise an update moving a row to a new key leaves the old key's last change in
     the history, and such a target cannot be compared (lakerep_target_comparable).
@@ -114,11 +115,16 @@ select * from duplicated
 
 
 {#-
-    The models a target's comparison reads: the target, the landed snapshots and the apply state
-    (its synchpoint). The data test declares them all as its parents.
+    The models a target's comparison reads: the target, the landed snapshots, the apply state
+    (its synchpoint), and the changes of its source (whether a snapshot is still consistent).
+    The data test declares them all as its parents.
 -#}
 {% macro lakerep_diff_inputs(target_table) %}
-    {{ return([target_table, 'stg_source_snapshot', 'apply_set_status', 'apply_plan', 'apply_trail']) }}
+    {%- set registration = lakerep_member(target_table).registration -%}
+    {{ return([
+        target_table, 'stg_source_snapshot', 'apply_set_status', 'apply_plan', 'apply_trail', 'register', 'uow',
+        lakerep_cd_model_name(registration.source_owner, registration.source_table),
+    ]) }}
 {% endmacro %}
 
 
@@ -151,19 +157,53 @@ select * from duplicated
     {%- if position is none -%}
         {{ return(dict(subject, why_not='its set has never applied a cycle, it has no synchpoint')) }}
     {%- endif -%}
-    {%- set snapshot_id = run_query(
-        'select max_by(snapshot_id, landed_at) as snapshot_id from ' ~ ref('stg_source_snapshot')
-        ~ ' where source_owner = ' ~ lakerep_string_literal(member.source_owner)
-        ~ ' and source_table = ' ~ lakerep_string_literal(member.source_table)
-        ~ ' and unload_start_position = ' ~ lakerep_string_literal(position)
-        ~ ' and unload_end_position = ' ~ lakerep_string_literal(position)
-    ).rows[0].snapshot_id -%}
+    {%- set snapshot_id = run_query(lakerep_consistent_snapshot(member, position)).rows[0].snapshot_id -%}
     {%- if snapshot_id is none -%}
         {{ return(dict(subject, position=position, why_not='no consistent snapshot of ' ~ member.source_owner
             ~ '.' ~ member.source_table ~ ' at ' ~ position ~ ' is landed (an unload whose start and end are '
-            ~ position ~ ')')) }}
+            ~ position ~ ', or an earlier one with no change of the table committed after it up to ' ~ position
+            ~ ')')) }}
     {%- endif -%}
     {{ return(dict(subject, position=position, snapshot_id=snapshot_id, why_not=none)) }}
+{% endmacro %}
+
+
+{#-
+    SQL of the id of the consistent snapshot of a member's source to compare its target with at
+    `position`: of the unloads whose start and end are one position Q, landed and valid, the
+    newest (highest Q, then the latest landed) where the source table is as it was at `position`:
+    Q is `position`, or no change of the table committed after Q up to `position`, which the CD
+    table would show (Q at or after CD_OLD_SYNCHPOINT: nothing after it is pruned). An unload
+    taken from a live source, at a position of its own, can so be compared once Capture has
+    read past it.
+-#}
+{% macro lakerep_consistent_snapshot(member, position) %}
+    {%- set cd_relation = ref(lakerep_cd_model_name(member.source_owner, member.source_table)) -%}
+    {%- set at = lakerep_string_literal(position) -%}
+    select max_by(snapshot.snapshot_id, struct(snapshot.unload_start_position, snapshot.landed_at)) as snapshot_id
+    from {{ ref('stg_source_snapshot') }} as snapshot
+    where
+        snapshot.source_owner = {{ lakerep_string_literal(member.source_owner) }}
+        and snapshot.source_table = {{ lakerep_string_literal(member.source_table) }}
+        and snapshot.unload_start_position = snapshot.unload_end_position
+        and (
+            snapshot.unload_start_position = {{ at }}
+            or snapshot.unload_start_position < {{ at }}
+            and snapshot.unload_start_position >= (
+                select coalesce(max(CD_OLD_SYNCHPOINT), '{{ lakerep_lowest_position() }}')
+                from {{ ref('register') }}
+                where
+                    GLOBAL_RECORD = 'N'
+                    and SOURCE_OWNER = {{ lakerep_string_literal(member.source_owner) }}
+                    and SOURCE_TABLE = {{ lakerep_string_literal(member.source_table) }}
+            )
+            and not exists (
+                select 1
+                from {{ cd_relation }} as cd
+                inner join {{ ref('uow') }} as uow on cd.IBMSNAP_UOWID = uow.IBMSNAP_UOWID
+                where uow.IBMSNAP_COMMITSEQ > snapshot.unload_start_position and uow.IBMSNAP_COMMITSEQ <= {{ at }}
+            )
+        )
 {% endmacro %}
 
 

@@ -9,7 +9,8 @@
 {% endmacro %}
 
 
-{#- The same rows, of the snapshots the SQL predicate picks (over stg_source_snapshot). -#}
+{#- The same rows, of the snapshots the SQL predicate picks (over stg_source_snapshot). The row
+    without an image that stands for an empty table's unload is no row. -#}
 {% macro lakerep_snapshot_image_rows(registration, predicate) %}
     select
         unload_start_position as IBMSNAP_COMMITSEQ,
@@ -26,6 +27,7 @@
         from {{ ref('stg_source_snapshot') }}
         where
             {{ predicate }}
+            and row_image is not null
             and source_owner = {{ lakerep_string_literal(registration.source_owner) }}
             and source_table = {{ lakerep_string_literal(registration.source_table) }}
     ) as parsed

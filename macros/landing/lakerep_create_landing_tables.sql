@@ -2,6 +2,9 @@
     Creates the landing schema and its tables when they do not exist yet, so that the source
     log contract (SPEC §2.1) is written down once, here, and a first `dbt build` works on an
     empty lake. Loaders append with INSERT INTO and take the columns from these tables.
+    The schema's tables are listed once (lakerep_landing_table_names) and only the missing ones
+    created: two statements per invocation, and the list tells staging, for nothing more,
+    whether `lakerep land` has made the Debezium table.
 -#}
 {% macro lakerep_create_landing_tables() %}
     {% if execute %}
@@ -9,6 +12,8 @@
         {% set source_snapshot = source('lakerep_raw', 'source_snapshot') %}
         {% set refresh_markers = source('lakerep_raw', 'refresh_markers') %}
         {% do run_query('create schema if not exists ' ~ source_log.schema) %}
+        {% set existing = lakerep_landing_table_names(source_log.schema) %}
+        {% if source_log.identifier | lower not in existing %}
         {% call statement('create_source_log') %}
             create table if not exists {{ source_log }} (
                 log_position string,
@@ -25,6 +30,8 @@
                 landed_at timestamp not null
             ) using delta
         {% endcall %}
+        {% endif %}
+        {% if source_snapshot.identifier | lower not in existing %}
         {% call statement('create_source_snapshot') %}
             create table if not exists {{ source_snapshot }} (
                 snapshot_id string not null,
@@ -32,11 +39,13 @@
                 source_table string not null,
                 unload_start_position string not null,
                 unload_end_position string not null,
-                row_image string not null,
+                row_image string,
                 landing_batch bigint not null,
                 landed_at timestamp not null
             ) using delta
         {% endcall %}
+        {% endif %}
+        {% if refresh_markers.identifier | lower not in existing %}
         {% call statement('create_refresh_markers') %}
             create table if not exists {{ refresh_markers }} (
                 marker_id string not null,
@@ -50,6 +59,7 @@
                 marked_by string not null
             ) using delta
         {% endcall %}
+        {% endif %}
     {% endif %}
     {{ return('') }}
 {% endmacro %}

@@ -18,11 +18,37 @@
     is valid (SPEC §2.1: DDL and empty transactions commit too).
 -#}
 
+-- depends_on: {{ ref('stg_debezium_log') }}
+
 with
 
 landed as (
-    select * from {{ source('lakerep_raw', 'source_log') }}
+    {#- Debezium's events join the log once `lakerep land` has made their table (ADR 0009); a
+        lake without it reads the canonical log alone, as it always did. -#}
+    select
+        *,
+        cast(null as string) as mapping_reason
+    from {{ source('lakerep_raw', 'source_log') }}
     where {{ lakerep_new_landing_batches() }}
+    {%- if lakerep_debezium_events_relation() is not none %}
+        union all
+        select
+            log_position,
+            uow_id,
+            record_type,
+            source_owner,
+            source_table,
+            log_timestamp,
+            auth_id,
+            auth_token,
+            before_image,
+            after_image,
+            landing_batch,
+            landed_at,
+            mapping_reason
+        from {{ ref('stg_debezium_log') }}
+        where not awaiting_commit and {{ lakerep_new_landing_batches() }}
+    {%- endif %}
 ),
 
 already_valid as (
@@ -46,7 +72,7 @@ record_checked as (
     select
         *,
         {{ lakerep_normalize_position('log_position') }} as normalized_position,
-        {{ lakerep_record_quarantine_reason() }} as record_reason
+        coalesce(mapping_reason, {{ lakerep_record_quarantine_reason() }}) as record_reason
     from parsed
 ),
 

@@ -9,16 +9,37 @@
     stg_source_snapshot has the valid rows, source_snapshot_quarantine the others.
 -#}
 
+-- depends_on: {{ ref('stg_debezium_snapshot') }}
+
 with
 
 unloaded as (
-    select * from {{ source('lakerep_raw', 'source_snapshot') }}
+    {#- Debezium's snapshot reads join once `lakerep land` has made their table (ADR 0009). -#}
+    select
+        *,
+        cast(null as string) as mapping_reason
+    from {{ source('lakerep_raw', 'source_snapshot') }}
+    {%- if lakerep_debezium_events_relation() is not none %}
+        union all
+        select
+            snapshot_id,
+            source_owner,
+            source_table,
+            unload_start_position,
+            unload_end_position,
+            row_image,
+            landing_batch,
+            landed_at,
+            mapping_reason
+        from {{ ref('stg_debezium_snapshot') }}
+    {%- endif %}
 ),
 
 parsed as (
     select
         *,
         {{ lakerep_image_values('row_image') }} as row_values,
+        count(*) over (partition by snapshot_id, landing_batch) as rows_in_landing,
         {{ lakerep_registration_lookup() }}
     from unloaded
 ),
@@ -26,7 +47,7 @@ parsed as (
 row_checked as (
     select
         *,
-        {{ lakerep_snapshot_quarantine_reason() }} as row_reason
+        coalesce(mapping_reason, {{ lakerep_snapshot_quarantine_reason() }}) as row_reason
     from parsed
 ),
 

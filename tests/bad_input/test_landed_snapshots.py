@@ -63,6 +63,10 @@ def bad_snapshots(workload, start: str, end: str) -> tuple[list[dict], dict[str,
             unload("image_not_object", images={0: "[1, 2]"}),
             {"image_not_json_object": 1, "snapshot_incomplete": 2},
         ),
+        "image_missing_among_rows": (  # no image stands for an empty table: only as the one row
+            unload("image_missing_among_rows", images={0: None}),
+            {"image_not_json_object": 1, "snapshot_incomplete": 2},
+        ),
         "value_wrong_type": (
             unload("value_wrong_type", images={0: wrong_total}),
             {"image_value_wrong_type": 1, "snapshot_incomplete": 2},
@@ -111,10 +115,10 @@ def test_each_bad_snapshot_is_quarantined_whole_with_its_reasons(lake):
 
 
 def test_quarantined_snapshot_rows_are_kept_verbatim(lake):
-    landed = sorted((r["snapshot_id"], r["unload_start_position"], r["unload_end_position"], r["row_image"])
-                    for r in lake["landed"])  # fmt: skip
-    kept = sorted((r["snapshot_id"], r["unload_start_position"], r["unload_end_position"], r["row_image"])
-                  for r in lake["quarantined"])  # fmt: skip
+    landed = sorted(((r["snapshot_id"], r["unload_start_position"], r["unload_end_position"], r["row_image"])
+                     for r in lake["landed"]), key=repr)  # fmt: skip
+    kept = sorted(((r["snapshot_id"], r["unload_start_position"], r["unload_end_position"], r["row_image"])
+                   for r in lake["quarantined"]), key=repr)  # fmt: skip
     assert kept == landed
 
 

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import yaml
@@ -45,3 +48,41 @@ def test_contracts_declare_every_registered_column_with_its_type():
             assert cd_columns[name] == data_type
         ccd_columns = {c["name"]: c["data_type"] for c in models[ccd_model_name(registration)]["columns"]}
         assert {column.name for column in registration.columns} <= set(ccd_columns)
+
+
+def test_a_project_without_the_demos_tables_parses(tmp_path: Path):
+    """Issue 23: a user's own tables instead of the demo's; the demo's unit tests go with them."""
+    from lakerep.bench_wide import copy_project
+    from lakerep.scaffold import DEMO_UNIT_TESTS_FILE
+
+    project = copy_project(tmp_path / "project")
+    assert (project / DEMO_UNIT_TESTS_FILE).exists()
+    accounts = {
+        "name": "accounts",
+        "config": {"meta": {"lakerep": {
+            "source_owner": "public", "source_table": "accounts", "key_columns": ["aid"],
+            "before_image_prefix": None, "key_updates_as_delete_insert": True,
+        }}},
+        "columns": [{"name": "aid", "data_type": "int"}, {"name": "abalance", "data_type": "int"}],
+    }  # fmt: skip
+    registered = {"name": "public", "schema": "public", "config": {"meta": {"lakerep_registered": True}}}
+    (project / REGISTRATIONS_PATH).write_text(
+        yaml.safe_dump({"version": 2, "sources": [{**registered, "tables": [accounts]}]})
+    )
+    member = {"source": "public.accounts", "target": "accounts_copy", "structure": "user_copy"}
+    sets = [{"set_name": "BANK", "on_operational_error": "stop", "members": [member]}]
+    (project / SUBSCRIPTIONS_PATH).write_text(
+        yaml.safe_dump({"apply_qualifiers": [{"apply_qual": "APPLY1", "sets": sets}]})
+    )
+
+    written = scaffold(project)
+    assert DEMO_UNIT_TESTS_FILE in written and not (project / DEMO_UNIT_TESTS_FILE).exists()
+    assert not list((project / "models/capture/cd").glob("cd_sales__*"))
+    parsed = subprocess.run(
+        [str(Path(sys.executable).parent / "dbt"), "parse", "--project-dir", str(project),
+         "--profiles-dir", str(project / "profiles"), "--target-path", str(tmp_path / "target"),
+         "--log-path", str(tmp_path / "logs")],
+        capture_output=True, text=True, check=False,
+        env={**os.environ, "LAKEREP_HOME": str(tmp_path / "lake")},
+    )  # fmt: skip
+    assert parsed.returncode == 0, parsed.stdout[-3000:]

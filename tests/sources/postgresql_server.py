@@ -39,7 +39,7 @@ def postgresql_server(wal_level: str = "logical"):
         shutil.chown(data, "postgres", "postgres")
     port = free_port()
     settings = (f"-c wal_level={wal_level} -c listen_addresses=127.0.0.1 -p {port} "
-                f"-c unix_socket_directories={data} -c fsync=off -c max_replication_slots=4")  # fmt: skip
+                f"-c unix_socket_directories={data} -c fsync=off -c max_replication_slots=10")  # fmt: skip
     try:
         subprocess.run(_as_server_user([str(binaries / "initdb"), "-D", str(data), "-U", SUPERUSER,
                                         "--auth=trust", "--encoding=UTF8", "--no-sync"]),

@@ -1,6 +1,7 @@
 """A live PostgreSQL as a source (issue 23): the records read from its logical replication slot,
 replayed in plain Python, equal the server's own tables; the slot moves only when confirmed;
-what the server cannot give (a wal_level, a privilege, a replica identity, an unchanged TOASTed
+an unload at one position plus the changes committed after it equals the server's table; what
+the server cannot give (a wal_level, a privilege, a replica identity, an unchanged TOASTed
 value, a truncate) is refused with a message that says what to change. No Spark here."""
 
 from __future__ import annotations
@@ -9,12 +10,13 @@ import json
 
 import psycopg
 import pytest
+from psycopg.types.string import TextLoader
 from sources.postgresql_server import postgresql_server, serving
 
 from lakerep.sources.pgoutput import DecodingError
 from lakerep.sources.postgresql import PostgresqlSource, SourceError, not_landed
 
-KEYS = {"orders": ("order_id",), "lines": ("order_id", "line_no"), "docs": ("doc_id",)}
+KEYS = {"orders": ("order_id",), "lines": ("order_id", "line_no"), "docs": ("doc_id",), "stock": ("sku",)}
 SCHEMA = """
     create schema shop;
     create table shop.orders (order_id bigint primary key, status text, total numeric(10, 2),
@@ -24,6 +26,7 @@ SCHEMA = """
     create table shop.docs (doc_id int primary key, title text, body text);
     create table shop.docs_full (doc_id int primary key, title text, body text);
     alter table shop.docs_full replica identity full;
+    create table shop.stock (sku text primary key, on_hand int, counted_at timestamp, bin char(4));
     create role reader login;
 """
 
@@ -40,9 +43,10 @@ def execute(dsn: str, *statements: str) -> None:
             connection.execute(statement)
 
 
-def replay(records: list[dict], table: str) -> dict[tuple, dict]:
-    """The table as the records say it is: each change applied by key, in the order read."""
-    rows: dict[tuple, dict] = {}
+def replay(records: list[dict], table: str, rows: dict[tuple, dict] | None = None) -> dict[tuple, dict]:
+    """The table as the records say it is (from `rows`, default empty): each change applied by
+    key, in the order read."""
+    rows = dict(rows or {})
     for record in records:
         if record["source_table"] != table:
             continue
@@ -56,12 +60,14 @@ def replay(records: list[dict], table: str) -> dict[tuple, dict]:
 
 
 def server_rows(dsn: str, table: str) -> dict[tuple, dict]:
-    """The server's rows, every value in its text form (the form pgoutput sends)."""
-    with psycopg.connect(dsn) as connection:
-        cursor = connection.execute(f"select * from shop.{table} limit 0")
+    """The server's rows, every value in its text form (its type's output function: the form
+    pgoutput sends)."""
+    with psycopg.connect(dsn) as connection, connection.cursor() as cursor:
+        cursor.execute(f"select * from shop.{table} limit 0")
+        for column in cursor.description:
+            cursor.adapters.register_loader(column.type_code, TextLoader)
         columns = [column.name for column in cursor.description]
-        text = ", ".join(f"{name}::text as {name}" for name in columns)
-        found = connection.execute(f"select {text} from shop.{table}").fetchall()
+        found = cursor.execute(f"select * from shop.{table}").fetchall()
     return {tuple(row[columns.index(key)] for key in KEYS[table]): dict(zip(columns, row, strict=True))
             for row in found}  # fmt: skip
 
@@ -133,6 +139,42 @@ def test_the_records_read_replay_to_the_servers_tables(server):
     assert len(source.read().records) == 4
 
 
+def test_an_unload_and_the_changes_committed_after_it_make_the_table(server):
+    source = PostgresqlSource(server, ["shop.stock"], slot="lakerep_stock", publication="lakerep_stock")
+    source.prepare()
+    empty = source.unload("shop.stock")
+    assert empty.rows == []
+    execute(
+        server, "insert into shop.stock values ('A', 1, '2026-11-26 10:00:00.5', 'x'), ('B', 2, null, null)"
+    )
+    execute(server, "update shop.stock set on_hand = 3 where sku = 'A'")
+    unload = source.unload("shop.stock")
+    execute(
+        server,
+        "update shop.stock set on_hand = 4 where sku = 'B'",
+        "insert into shop.stock values ('C', 5, null, 'y')",
+    )
+    execute(server, "delete from shop.stock where sku = 'A'")
+
+    assert len(unload.position) == 20 and unload.position > empty.position
+    unloaded = {(row["sku"],): row for row in map(json.loads, unload.rows)}
+    assert unloaded == {
+        ("A",): {"sku": "A", "on_hand": "3", "counted_at": "2026-11-26 10:00:00.5", "bin": "x   "},
+        ("B",): {"sku": "B", "on_hand": "2", "counted_at": None, "bin": None},
+    }
+    records = source.read().records
+    # each unload commits a transaction without row changes past its position (Capture's
+    # synchpoint reaches the unload on an idle source)
+    changed = {record["uow_id"] for record in records if record["record_type"] != "C"}
+    unloads_own = [r["uow_id"] for r in records if r["record_type"] == "C" and r["uow_id"] not in changed]
+    assert len(unloads_own) == 2
+    assert empty.position < unloads_own[0] < unload.position < unloads_own[1]
+    after = [record for record in records if record["uow_id"] > unload.position]
+    assert replay(after, "stock", unloaded) == server_rows(server, "stock")
+    before = [record for record in records if record["uow_id"] <= unload.position]
+    assert replay(before, "stock") == unloaded
+
+
 def test_an_unchanged_toasted_value_needs_the_full_replica_identity(server):
     body = "".join(f"{n:08x}" for n in range(4000))  # incompressible: stored out of line
     full = PostgresqlSource(server, ["shop.docs_full"], slot="lakerep_full", publication="lakerep_full")
@@ -183,3 +225,14 @@ def test_a_server_without_logical_decoding_is_refused():
 def test_an_unreachable_server_is_refused_with_the_reason():
     with pytest.raises(SourceError, match="cannot connect to the PostgreSQL source"):
         PostgresqlSource("postgresql://nobody@127.0.0.1:1/none", ["a.b"]).prepare()
+
+
+def test_a_transaction_id_past_two_to_the_31_is_unsigned():
+    import struct
+
+    from lakerep.sources.pgoutput import Decoder
+
+    decoder = Decoder()
+    assert decoder.feed(0x100, b"B" + struct.pack(">qqI", 0x200, 0, 0xFFFFFFF0)) == []
+    (commit,) = decoder.feed(0x200, b"C" + struct.pack(">bqqq", 0, 0x200, 0x228, 0))
+    assert commit["auth_token"] == str(0xFFFFFFF0) and commit["uow_id"] == f"{0x200:016X}0000"

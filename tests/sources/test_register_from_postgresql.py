@@ -18,6 +18,7 @@ from lakerep.scaffold import scaffold
 from lakerep.sources.catalog import register_from_postgresql
 from lakerep.sources.postgresql import SourceError
 from lakerep.subscriptions import DECLARATION_PATH as SUBSCRIPTIONS_PATH
+from lakerep.subscriptions import load_members
 
 SCHEMA = """
     create schema shop;
@@ -81,6 +82,34 @@ def test_tables_are_registered_as_the_catalog_describes_them(server, project):
 
     with pytest.raises(SourceError, match=r"already registered: shop\.pairs"):
         register_from_postgresql(server, ["shop.pairs"], project)
+
+
+def test_only_these_tables_each_with_a_user_copy(server, project):
+    comments = (project / SUBSCRIPTIONS_PATH).read_text(encoding="utf-8").split("\napply_qualifiers")[0]
+    names = ["shop.items", "shop.pairs"]
+    register_from_postgresql(server, names, project, only=True, subscribe="APPLY1.SHOP")
+    assert sorted(load_registrations(project / DECLARATION_PATH)) == names  # the demo's are gone
+    members = load_members(project / SUBSCRIPTIONS_PATH, project_dir=project)
+    assert [(m.apply_qual, m.set_name, m.source, m.target_table, m.target_structure) for m in members] == [
+        ("APPLY1", "SHOP", "shop.items", "items_copy", "user_copy"),
+        ("APPLY1", "SHOP", "shop.pairs", "pairs_copy", "user_copy"),
+    ]
+    assert (project / SUBSCRIPTIONS_PATH).read_text(encoding="utf-8").startswith(comments)
+
+    register_from_postgresql(server, ["shop.full_rows"], project, subscribe="APPLY1.SHOP")  # one more
+    members = load_members(project / SUBSCRIPTIONS_PATH, project_dir=project)
+    assert [m.target_table for m in members] == ["items_copy", "pairs_copy", "full_rows_copy"]
+
+
+def test_only_without_a_set_is_refused_and_nothing_is_written(server, project):
+    before = {
+        path: (project / path).read_text(encoding="utf-8") for path in (DECLARATION_PATH, SUBSCRIPTIONS_PATH)
+    }
+    with pytest.raises(SourceError, match=r"--only drops every subscription member"):
+        register_from_postgresql(server, ["shop.items"], project, only=True)
+    with pytest.raises(SourceError, match=r"APPLY_QUAL\.SET, not 'SHOP'"):
+        register_from_postgresql(server, ["shop.items"], project, subscribe="SHOP")
+    assert before == {path: (project / path).read_text(encoding="utf-8") for path in before}
 
 
 @pytest.mark.parametrize(

@@ -1,7 +1,9 @@
 """A session with a live PostgreSQL source holding the demo's registered tables (issue 23): each
 cycle lands the slot's new transactions before Capture; a crash between landing and confirming
-lands nothing twice; one cycle brings the server's rows into the condensed CCDs; `lakerep run
---source` refuses a source it cannot read before doing anything else."""
+lands nothing twice; one cycle brings the server's rows into the condensed CCDs; `lakerep refresh
+--source` starts every target at the server's rows, an empty table's too, and `lakerep diff`
+compares a target whose table has not changed since with the unload; `lakerep run --source`
+refuses a source it cannot read before doing anything else."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ import pytest
 from click.testing import CliRunner
 from sources.postgresql_server import serving
 
+from lakerep import apply_commands, dbt
 from lakerep.cli import EXIT_USER_ERROR, main
 from lakerep.lake import reset_lake
 from lakerep.registrations import load_registrations
@@ -106,6 +109,55 @@ def test_a_cycle_brings_the_servers_rows_into_the_condensed_ccd(spark, server):
     ).collect()
     assert sorted(row[0] for row in deleted) == ["C1", "C3"]  # a delete, and a key update's old key
     assert PostgresqlSource(server, list(load_registrations())).read().records == []  # confirmed
+
+
+def server_table(dsn: str, table: str, columns: str) -> set[tuple]:
+    with psycopg.connect(dsn) as connection:
+        return {tuple(row) for row in connection.execute(f"select {columns} from {table}")}
+
+
+def lake_table(spark, model: str, columns: str) -> set[tuple]:
+    return {tuple(row) for row in spark.sql(f"select {columns} from {relation_name(model)}").collect()}
+
+
+def test_a_refresh_from_the_server_starts_every_target_at_its_rows(spark, server):
+    members = ["customers_copy", "order_lines_pit", "orders_history"]
+    result = CliRunner().invoke(main, ["refresh", *(f"--member={m}" for m in members), "--source", server])
+    assert result.exit_code == 0, result.output
+    assert "unloaded 0 rows of SALES.ORDER_LINES" in result.output  # an empty table: an empty target
+    assert "unloaded 3 rows of SALES.CUSTOMERS" in result.output
+
+    # changes after the unloads: Apply mirrors them onto the refreshed targets
+    execute(
+        server,
+        [
+            """insert into "SALES"."ORDER_LINES" values (1, 1, 'P-1', 2, 5.00, null),
+                        (1, 2, 'P-2', 1, 0.25, '2026-01-06 07:08:09')"""
+        ],
+    )
+    source = PostgresqlSource(server, list(load_registrations()))
+    run_session(SessionStart("pg", once=True, dbt_command="run", source=source))  # `lakerep run --once`
+    customers = "customer_id, name, email, credit_limit, created_on, updated_at"
+    lines = "order_id, line_no, product_code, quantity, unit_price, shipped_at"
+    assert lake_table(spark, "customers_copy", customers) == server_table(
+        server, '"SALES"."CUSTOMERS"', customers
+    )
+    assert lake_table(spark, "order_lines_pit", lines) == server_table(server, '"SALES"."ORDER_LINES"', lines)
+    assert len(lake_table(spark, "order_lines_pit", lines)) == 2
+
+    # CUSTOMERS has not changed since its unload: the unload is a consistent snapshot at the
+    # synchpoint, which Capture took past it (the unload's own transaction)
+    report = apply_commands.diff(["customers_copy"])
+    assert not report.differs, report.lines
+    assert report.counts["customers_copy"]["snapshot_id"].startswith("SALES.CUSTOMERS:")
+    with pytest.raises(dbt.OperationRejected, match=r"no consistent snapshot of SALES\.ORDER_LINES"):
+        apply_commands.diff(["order_lines_pit"])  # changed since its unload
+
+
+def test_a_refresh_from_the_server_refuses_a_table_lakerep_may_not_refresh(server):
+    result = CliRunner().invoke(main, ["refresh", "--member", "stock_copy", "--source", server])
+    assert result.exit_code == EXIT_USER_ERROR
+    assert "INVENTORY.STOCK has DISABLE_REFRESH" in result.stderr
 
 
 def test_run_refuses_a_source_it_cannot_read_before_anything_else():

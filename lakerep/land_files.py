@@ -1,0 +1,169 @@
+"""`lakerep land --format debezium|canonical PATH...`: files of log records landed as one landing
+batch (SPEC §2.1, §2.2; ADR 0009).
+
+A Debezium file is what Kafka Connect's FileStreamSink writes with the StringConverter: one event
+value per line, JSON (with or without JsonConverter's schema/payload wrapper), `null` for a
+tombstone. Each line lands as text in lakerep_raw.debezium_events, with its file and line, and
+staging maps it (stg_debezium_log, stg_debezium_snapshot): an event lakerep cannot map is
+quarantined there with a reason, never lost. A canonical file holds JSON lines of the source_log
+columns and lands in lakerep_raw.source_log.
+
+A file is refused, with nothing of the call landed, when a line is no JSON (or, canonical, no
+object of source_log's text columns), naming the file and the line; and when a file of the same
+name and content has landed before (lakerep_raw.landed_files), since its records would land twice.
+Like refresh and prune, it refuses while a session runs and writes inside the lake's critical
+section.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from lakerep import dbt, landing
+from lakerep.critical_section import critical_section
+from lakerep.lake import lake_home, lake_session
+from lakerep.session_lock import refuse_if_active
+
+FORMATS = ("debezium", "canonical")
+_LANDED_COLUMNS = {"landing_batch", "landed_at"}
+
+
+@dataclass(frozen=True)
+class LandFile:
+    path: Path
+    sha256: str
+    lines: tuple[str, ...]
+
+    @property
+    def name(self) -> str:
+        return self.path.name
+
+
+def land_files(paths: list[Path], file_format: str) -> list[str]:
+    """Land the files as one landing batch; the lines saying what landed. ValueError (the file,
+    the line, what is wrong) when a file is refused: then nothing lands."""
+    if file_format not in FORMATS:
+        raise ValueError(f"--format {file_format}: one of {', '.join(FORMATS)}")
+    files = [read_file(path, file_format) for path in paths]  # before Spark starts: fails fast
+    _refuse_repeats(files)
+    home = lake_home()
+    refuse_if_active(home)
+    with critical_section(home):
+        refuse_if_active(home)  # a runner may have started while we waited
+        spark = lake_session()
+        dbt.run_operation("lakerep_create_land_tables", {"debezium": file_format == "debezium"})
+        _refuse_landed_before(spark, files)
+        if file_format == "debezium":
+            batch, count = landing.land_debezium_events(spark, _debezium_rows(files))
+        else:
+            columns = [
+                name
+                for name in spark.table(landing.SOURCE_LOG_TABLE).schema.names
+                if name not in _LANDED_COLUMNS
+            ]
+            batch, count = landing.land_log_records(spark, _canonical_rows(files, columns))
+        landing.land_file_records(
+            spark,
+            [_file_record(f, file_format) for f in files],
+            batch,
+        )
+    what = "events" if file_format == "debezium" else "log records"
+    return [
+        *(f"{f.path}: {len(f.lines):,} lines" for f in files),
+        f"landed {count:,} {what} from {len(files)} files as landing batch {batch}",
+    ]
+
+
+def read_file(path: Path, file_format: str) -> LandFile:
+    """The file's lines, each checked to be JSON (a Debezium event value: an object, or null for
+    a tombstone; a canonical record: an object). ValueError names the file and line."""
+    try:
+        content = path.read_bytes()
+    except OSError as error:
+        raise ValueError(f"{path}: cannot read it: {error.strerror}") from None
+    lines = content.split(b"\n")
+    if lines and lines[-1] == b"":
+        lines.pop()  # the line break that ends the last line
+    if not lines:
+        raise ValueError(f"{path}: the file is empty, nothing to land")
+    texts = []
+    for number, raw in enumerate(lines, start=1):
+        try:
+            text = raw.decode("utf-8").removesuffix("\r")
+        except UnicodeDecodeError:
+            raise ValueError(f"{path}, line {number}: not UTF-8") from None
+        if not text.strip():
+            raise ValueError(f"{path}, line {number}: an empty line (one JSON value per line)")
+        try:
+            value = json.loads(text)
+        except json.JSONDecodeError as error:
+            raise ValueError(f"{path}, line {number}: not JSON ({error.msg}, column {error.colno})") from None
+        if file_format == "canonical" and not isinstance(value, dict):
+            raise ValueError(f"{path}, line {number}: not a JSON object of source_log columns")
+        if file_format == "debezium" and not (value is None or isinstance(value, dict)):
+            raise ValueError(
+                f"{path}, line {number}: not a Debezium event (a JSON object, or null for a tombstone)"
+            )
+        texts.append(text)
+    return LandFile(path, hashlib.sha256(content).hexdigest(), tuple(texts))
+
+
+def _refuse_repeats(files: list[LandFile]) -> None:
+    seen = set()
+    for f in files:
+        if (f.name, f.sha256) in seen:
+            raise ValueError(f"{f.path}: named twice in this call (same name and content)")
+        seen.add((f.name, f.sha256))
+
+
+def _refuse_landed_before(spark, files: list[LandFile]) -> None:
+    hashes = ", ".join(f"'{f.sha256}'" for f in files)  # hex digits only: safe in a literal
+    landed = {
+        (row.file_name, row.file_sha256): row.landing_batch
+        for row in spark.sql(
+            f"select file_name, file_sha256, landing_batch from {landing.LANDED_FILES_TABLE} "
+            f"where file_sha256 in ({hashes})"
+        ).collect()
+    }
+    for f in files:
+        if (f.name, f.sha256) in landed:
+            raise ValueError(
+                f"{f.path}: already landed (a file of this name and content, landing batch "
+                f"{landed[(f.name, f.sha256)]}); nothing landed"
+            )
+
+
+def _file_record(f: LandFile, file_format: str) -> dict:
+    return {
+        "file_name": f.name,
+        "file_sha256": f.sha256,
+        "file_format": file_format,
+        "line_count": len(f.lines),
+    }
+
+
+def _debezium_rows(files: list[LandFile]):
+    for f in files:
+        for number, text in enumerate(f.lines, start=1):
+            yield {"event_value": text, "landed_file": f.name, "landed_line": number}
+
+
+def _canonical_rows(files: list[LandFile], columns: list[str]) -> list[dict]:
+    """The records, checked against source_log's columns (text or null, no other name)."""
+    rows = []
+    for f in files:
+        for number, text in enumerate(f.lines, start=1):
+            record = json.loads(text)
+            unknown = sorted(set(record) - set(columns))
+            if unknown:
+                raise ValueError(f"{f.path}, line {number}: {', '.join(unknown)} is no source_log column")
+            wrong = sorted(
+                name for name, value in record.items() if value is not None and not isinstance(value, str)
+            )
+            if wrong:
+                raise ValueError(f"{f.path}, line {number}: {', '.join(wrong)} must be text or null")
+            rows.append(record)
+    return rows

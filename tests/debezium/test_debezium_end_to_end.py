@@ -1,0 +1,231 @@
+"""Debezium change events through `lakerep land --format debezium` and a lakerep cycle (ADR
+0009): the staged log records, the quarantine and the snapshot equal what the plain-Python
+oracle (debezium_scenario) derives from the source's history, and so do the replicas: the
+user copy customers_copy (refreshed from the Debezium snapshot, then mirrored) and the condensed
+CCD of SALES.CUSTOMERS.
+
+The history covers a multi-row transaction (two rows of one WAL record, as a COPY writes them,
+and a row of an unregistered table), an update without a before image (REPLICA IDENTITY DEFAULT)
+and one with the whole old row (FULL), a key update (Debezium's delete, tombstone and create), a
+delete, a rolled-back transaction (Debezium emits nothing), a transaction whose END lands in a
+later file than its changes, a truncate, a malformed event and a change without transaction
+metadata; events with and without JsonConverter's schema/payload wrapper. A file landed twice is
+refused and lands nothing. It uses the demo's SALES.CUSTOMERS registration and its member
+customers_copy, as the PostgreSQL source's test does."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+from debezium_scenario import (
+    OWNER,
+    TABLE,
+    Change,
+    Snapshot,
+    Transaction,
+    changed_keys,
+    end_event,
+    expected_log_records,
+    position,
+    replica,
+    row,
+    snapshot_events,
+    transaction_events,
+)
+
+from lakerep import dbt
+from lakerep.cli import EXIT_USER_ERROR, main
+from lakerep.lake import reset_lake
+from lakerep.summary import relation_name
+
+pytestmark = pytest.mark.spark
+
+AUDIT = ("public", "audit")  # not registered: its records are valid and go nowhere
+# Every table of the member set APPLY1.SALES, so the set can start from this snapshot: the first
+# table's one read is marked `first` (whole only once `last` lands), the second's
+# `last_in_data_collection`.
+SNAPSHOT = Snapshot(lsn=0x16E00000, xid=550, tables={
+    ("SALES", "ORDERS"): [{"order_id": 1, "customer_id": "C0", "order_date": None, "status": "NEW",
+                           "total": "5.00", "note": None}],
+    ("SALES", "ORDER_LINES"): [{"order_id": 1, "line_no": 1, "product_code": "P-1", "quantity": 2,
+                                "unit_price": "2.50", "shipped_at": None}],
+    (OWNER, TABLE): [row("C0", "Zed", "z@x", "5.00"), row("C5", "Eve", None, "0.00")],
+})  # fmt: skip
+T1 = Transaction(556, 0x16E00100, 0x16E00398, 1, [
+    Change("insert", 0x16E00128, after=row("C1", "Ann", "ann@x", "100.50")),
+    Change("insert", 0x16E00200, after=row("C2", "Bob", None, "20.00")),  # one COPY: one WAL record,
+    Change("insert", 0x16E00200, after=row("C3", "Cy", "cy@x", "0.00")),  # two rows
+    Change("insert", 0x16E00300, after={"id": 1, "note": "it's \"new\""}, table=AUDIT),
+])  # fmt: skip
+ROLLED_BACK = Transaction(557, 0x16E00400, 0x16E00460, 2, [
+    Change("insert", 0x16E00428, after=row("C4", "Never", None, "1.00")),
+], rolled_back=True)  # fmt: skip
+T2 = Transaction(558, 0x16E01000, 0x16E01090, 3, [  # REPLICA IDENTITY DEFAULT: no before image
+    Change("update", 0x16E01028, before=None, after=row("C2", "Bob", "bob@x", "20.00")),
+])  # fmt: skip
+T3 = Transaction(559, 0x16E02000, 0x16E02060, 4, [  # REPLICA IDENTITY FULL: the whole old row
+    Change("update", 0x16E02028, before=row("C0", "Zed", "z@x", "5.00"),
+           after=row("C0", "Zed", "z@y", "7.50")),
+])  # fmt: skip
+T4 = Transaction(560, 0x16E03000, 0x16E03070, 5, [  # a key update: the key columns before
+    Change("key_update", 0x16E03028, before={"customer_id": "C3"}, after=row("C9", "Cy", "cy@x", "0.00")),
+])  # fmt: skip
+T5 = Transaction(561, 0x16E04000, 0x16E04068, 6, [  # its END lands with the second file
+    Change("delete", 0x16E04028, before={"customer_id": "C1"}),
+])  # fmt: skip
+T6 = Transaction(562, 0x16E05000, 0x16E05050, 7, [Change("truncate", 0x16E05028, table=AUDIT)])
+HISTORY = [T1, ROLLED_BACK, T2, T3, T4, T5, T6]
+
+
+def malformed_lines() -> list[str]:
+    """A change event without source.lsn (quarantined as malformed) and a change of a connector
+    running without provide.transaction.metadata (quarantined: no commit to tie it to)."""
+    no_lsn = json.loads(transaction_events(Transaction(563, 1, 0x16E06090, 8, [
+        Change("insert", 0x16E06028, after=row("C7", "Lsn", None, "1.00"))]))[1])  # fmt: skip
+    del no_lsn["source"]["lsn"]
+    no_transaction = json.loads(transaction_events(Transaction(564, 1, 0x16E07090, 9, [
+        Change("insert", 0x16E07028, after=row("C8", "Tx", None, "1.00"))]))[1])  # fmt: skip
+    no_transaction["transaction"] = None
+    return [json.dumps(no_lsn), json.dumps(no_transaction)]
+
+
+@pytest.fixture(scope="module")
+def landed(spark, tmp_path_factory):
+    reset_lake()
+    folder = tmp_path_factory.mktemp("debezium")
+    first = folder / "dbserver1-1.jsonl"
+    first.write_text("\n".join([
+        *snapshot_events(SNAPSHOT, wrapped=True),
+        *transaction_events(T1),
+        *transaction_events(ROLLED_BACK),
+        *transaction_events(T2),
+        *transaction_events(T3, wrapped=True),
+        *transaction_events(T4),
+        *transaction_events(T5, with_end=False),
+    ]) + "\n", encoding="utf-8")  # fmt: skip
+    second = folder / "dbserver1-2.jsonl"
+    second.write_text("\n".join([end_event(T5), *transaction_events(T6), *malformed_lines()]) + "\n")
+    batches = []
+    for path in (first, second):
+        result = CliRunner().invoke(main, ["land", "--format", "debezium", str(path)])
+        assert result.exit_code == 0, result.output
+        batches.append(int(result.output.rsplit("landing batch ", 1)[1].split()[0]))
+    assert batches[1] == batches[0] + 1  # one numbering across the landing tables
+    return {"files": (first, second), "batches": batches}
+
+
+def test_a_file_landed_again_is_refused_and_lands_nothing(spark, landed):
+    before = spark.sql("select count(*) from lakerep_raw.debezium_events").collect()[0][0]
+    result = CliRunner().invoke(main, ["land", "--format", "debezium", str(landed["files"][0])])
+    assert result.exit_code == EXIT_USER_ERROR
+    assert "dbserver1-1.jsonl: already landed" in result.stderr
+    assert f"landing batch {landed['batches'][0]}" in result.stderr
+    assert spark.sql("select count(*) from lakerep_raw.debezium_events").collect()[0][0] == before
+
+
+def test_a_cycle_stages_the_events_and_replicates_them_as_the_oracle_says(spark, landed):
+    dbt.invoke(["run"], quiet=True)  # one cycle of the whole project: Capture and Apply
+    batches = ", ".join(map(str, landed["batches"]))
+
+    staged = spark.sql(
+        "select log_position, uow_id, record_type, source_owner, source_table, "
+        "date_format(log_timestamp, 'yyyy-MM-dd HH:mm:ss.SSSSSS') as log_timestamp, auth_token, "
+        f"before_image, after_image, landing_batch from {relation_name('stg_source_log')} "
+        f"where landing_batch in ({batches})"
+    ).collect()
+    assert sorted(map(_record, staged), key=_key) == sorted(
+        map(_expected, expected_log_records(HISTORY)), key=_key
+    )
+    t5_batches = {r.landing_batch for r in staged if r.auth_token == str(T5.xid)}
+    assert t5_batches == {landed["batches"][1]}  # whole only once its END landed
+
+    quarantined = spark.sql(
+        f"select quarantine_reason, count(*) from {relation_name('source_log_quarantine')} "
+        f"where landing_batch in ({batches}) group by quarantine_reason"
+    ).collect()
+    assert dict(map(tuple, quarantined)) == {
+        "debezium_truncate": 1,
+        "debezium_malformed_event": 1,
+        "debezium_without_transaction": 1,
+    }
+
+    snapshot = spark.sql(
+        f"select snapshot_id, unload_start_position, unload_end_position, row_image "
+        f"from {relation_name('stg_source_snapshot')}"
+    ).collect()
+    at = position(SNAPSHOT.lsn)
+    assert {(r.snapshot_id, r.unload_start_position, r.unload_end_position) for r in snapshot} == {
+        (f"{owner}.{table}:{at}:{at}", at, at) for owner, table in SNAPSHOT.tables
+    }
+    assert sorted(json.dumps(json.loads(r.row_image), sort_keys=True) for r in snapshot) == sorted(
+        json.dumps(image, sort_keys=True) for images in SNAPSHOT.tables.values() for image in images
+    )
+    assert not spark.sql(f"select * from {relation_name('source_snapshot_quarantine')}").collect()
+
+    expected = {key: _values(image) for key, image in replica(SNAPSHOT, HISTORY).items()}
+    columns = "customer_id, name, email, cast(credit_limit as string)"
+    copy = spark.sql(f"select {columns} from {relation_name('customers_copy')}").collect()
+    assert {r[0]: tuple(r) for r in copy} == expected
+
+    alive, gone = changed_keys(HISTORY)
+    ccd = spark.sql(
+        f"select customer_id, name, email, cast(credit_limit as string), IBMSNAP_OPERATION "
+        f"from {relation_name('ccd_sales__customers')}"
+    ).collect()
+    assert {r[0]: tuple(r)[:4] for r in ccd if r[4] != "D"} == {key: expected[key] for key in alive}
+    assert {r[0] for r in ccd if r[4] == "D"} == gone
+
+
+def _values(image: dict) -> tuple:
+    return (image["customer_id"], image["name"], image["email"], image["credit_limit"])
+
+
+def _image(text: str | None):
+    return None if text is None else json.loads(text)
+
+
+def _record(r) -> tuple:
+    return (
+        r.log_position, r.uow_id, r.record_type, r.source_owner, r.source_table, r.log_timestamp,
+        r.auth_token, json.dumps(_image(r.before_image), sort_keys=True),
+        json.dumps(_image(r.after_image), sort_keys=True),
+    )  # fmt: skip
+
+
+def _expected(record: dict) -> tuple:
+    return (
+        record["log_position"], record["uow_id"], record["record_type"], record["source_owner"],
+        record["source_table"], record["log_timestamp"], record["auth_token"],
+        json.dumps(record["before_image"], sort_keys=True), json.dumps(record["after_image"], sort_keys=True),
+    )  # fmt: skip
+
+
+def _key(record: tuple) -> str:
+    return record[0]
+
+
+def test_canonical_files_land_in_the_source_log_and_a_bad_column_is_refused(spark, landed, tmp_path):
+    commit = {"log_position": "7FFFFFFFFFFFFFFF0000", "uow_id": "7FFFFFFFFFFFFFFF0000", "record_type": "C",
+              "log_timestamp": "2026-01-02 00:00:00", "auth_token": "900"}  # fmt: skip
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(json.dumps(commit) + "\n" + json.dumps({**commit, "LOG_POSITION": "x"}) + "\n")
+    result = CliRunner().invoke(main, ["land", "--format", "canonical", str(bad)])
+    assert result.exit_code == EXIT_USER_ERROR
+    assert f"{bad}, line 2: LOG_POSITION is no source_log column" in result.stderr
+
+    good = tmp_path / "empty-transaction.jsonl"
+    good.write_text(json.dumps(commit) + "\n")
+    result = CliRunner().invoke(main, ["land", "--format", "canonical", str(good)])
+    assert result.exit_code == 0, result.output
+    landed_log = spark.sql(
+        "select log_position, record_type, auth_token, landing_batch from lakerep_raw.source_log"
+    ).collect()
+    assert [tuple(r) for r in landed_log] == [("7FFFFFFFFFFFFFFF0000", "C", "900", landed["batches"][1] + 1)]
+    files = spark.sql("select file_name, file_format, line_count from lakerep_raw.landed_files").collect()
+    assert sorted(map(tuple, files)) == [
+        ("dbserver1-1.jsonl", "debezium", 24),
+        ("dbserver1-2.jsonl", "debezium", 6),
+        ("empty-transaction.jsonl", "canonical", 1),
+    ]

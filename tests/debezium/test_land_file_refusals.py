@@ -1,0 +1,57 @@
+"""`lakerep land` refuses a malformed file before Spark starts (no Spark in these tests): the
+file and line are named, the exit code is 3, and nothing of the call lands. Debezium's tombstones
+(`null` lines, as FileStreamSink writes a null value) and CRLF line ends are no malformation."""
+
+from __future__ import annotations
+
+import pytest
+from click.testing import CliRunner
+
+from lakerep.cli import EXIT_USER_ERROR, main
+from lakerep.land_files import read_file
+
+EVENT = '{"before": null, "after": {"id": 1}, "op": "c"}'
+
+
+@pytest.mark.parametrize(
+    ("file_format", "lines", "message"),
+    [
+        ("debezium", [EVENT, EVENT, "{not json"], "line 3: not JSON"),
+        ("debezium", [EVENT, "", EVENT], "line 2: an empty line"),
+        ("debezium", [EVENT, "42"], "line 2: not a Debezium event"),
+        ("canonical", ['{"log_position": "00000000000000010000"}', "[1, 2]"], "line 2: not a JSON object"),
+        ("canonical", [], "the file is empty"),
+    ],
+)
+def test_a_malformed_file_is_refused_naming_the_line(lake_home, tmp_path, file_format, lines, message):
+    good = tmp_path / "good.jsonl"
+    good.write_text(EVENT + "\n" if file_format == "debezium" else '{"uow_id": "x"}\n', encoding="utf-8")
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
+    result = CliRunner().invoke(main, ["land", "--format", file_format, str(good), str(bad)])
+    assert result.exit_code == EXIT_USER_ERROR, result.output
+    assert f"lakerep: {bad}" in result.stderr and message in result.stderr
+
+
+def test_a_file_that_is_not_utf8_is_refused(lake_home, tmp_path):
+    bad = tmp_path / "latin1.jsonl"
+    bad.write_bytes(EVENT.encode() + b"\n" + '{"after": {"name": "Zoë"}}'.encode("latin-1") + b"\n")
+    result = CliRunner().invoke(main, ["land", "--format", "debezium", str(bad)])
+    assert result.exit_code == EXIT_USER_ERROR
+    assert "line 2: not UTF-8" in result.stderr
+
+
+def test_tombstones_and_crlf_line_ends_are_read(tmp_path):
+    path = tmp_path / "events.jsonl"
+    path.write_bytes(f"{EVENT}\r\nnull\r\n{EVENT}".encode())
+    landed = read_file(path, "debezium")
+    assert landed.lines == (EVENT, "null", EVENT)
+    assert len(landed.sha256) == 64
+
+
+def test_the_same_file_twice_in_one_call_is_refused(lake_home, tmp_path):
+    path = tmp_path / "events.jsonl"
+    path.write_text(EVENT + "\n", encoding="utf-8")
+    result = CliRunner().invoke(main, ["land", "--format", "debezium", str(path), str(path)])
+    assert result.exit_code == EXIT_USER_ERROR
+    assert "named twice in this call" in result.stderr

@@ -1,0 +1,61 @@
+"""A lakerep runner process for the PostgreSQL end-to-end test: `python postgresql_runner.py DSN
+STEP...` runs the steps, in order, in the project its PYTHONPATH names (a scratch copy), against
+the source DSN. One process pays Spark's start once for several steps.
+
+Steps (every subscription member, every registered table of the source):
+  refresh  `lakerep refresh --source DSN --member ...`
+  cycle    `lakerep run --once --source DSN`, as a `dbt run` (no data tests)
+  crash    the same, killed (SIGKILL, with its JVM) once the cycle's records have landed and
+           before the slot is confirmed: a `kill -9` at the one point where a runner reading a
+           live source can lose or duplicate a transaction
+  unload   `lakerep unload --source DSN --member ...`
+  diff     `lakerep diff`: prints `diff <json of the counts per target>`
+  dump     prints `rows <target> <json of its rows>` per member
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+
+def main(dsn: str, steps: list[str]) -> None:
+    from lakerep import apply_commands
+    from lakerep.lake import lake_session
+    from lakerep.registrations import load_registrations
+    from lakerep.scenarios.crash import kill_this_runner
+    from lakerep.session import SessionStart, run_session
+    from lakerep.sources.postgresql import PostgresqlSource
+    from lakerep.subscriptions import load_members
+    from lakerep.summary import relation_name
+
+    class KilledBeforeConfirming(PostgresqlSource):
+        def confirm(self, lsn: int) -> None:
+            kill_this_runner()
+
+    members = load_members()
+    targets = [member.target_table for member in members]
+    tables = list(load_registrations())
+    for step in steps:
+        if step in {"refresh", "unload"}:
+            source = PostgresqlSource(dsn, tables)
+            for line in apply_commands.unload_from_source(targets, source, refresh=step == "refresh"):
+                print(line, flush=True)
+        elif step in {"cycle", "crash"}:
+            source = (KilledBeforeConfirming if step == "crash" else PostgresqlSource)(dsn, tables)
+            start = SessionStart("pg", once=True, dbt_command="run", source=source)
+            run_session(start, progress=lambda line: print(line, flush=True))
+        elif step == "diff":
+            print("diff", json.dumps(apply_commands.diff([]).counts), flush=True)
+        elif step == "dump":
+            spark = lake_session()
+            for member in members:
+                columns = ", ".join(f"`{column.name}`" for column in member.registration.columns)
+                rows = spark.sql(f"select {columns} from {relation_name(member.target_table)}").collect()
+                print("rows", member.target_table, json.dumps([list(row) for row in rows]), flush=True)
+        else:
+            raise SystemExit(f"unknown step {step}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], sys.argv[2:])
