@@ -17,7 +17,8 @@ def land_new_changes(spark, source: PostgresqlSource, max_changes: int | None = 
     """Land the source's changes past its confirmed position (whole transactions), then confirm;
     the number of records landed."""
     read = source.read(max_changes)
-    if not read.records:  # nothing committed since: no query of the lake, nothing to confirm
+    if not read.records:  # nothing committed since: no query of the lake; the slot moves on
+        source.confirm(read.confirm_lsn)  # past transactions of tables not registered
         return 0
     lowest_commit = min(record["uow_id"] for record in read.records)
     records = not_landed(read.records, highest_landed_commit(spark, at_or_above=lowest_commit))

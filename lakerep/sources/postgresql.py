@@ -44,7 +44,9 @@ class Unload:
 @dataclass(frozen=True)
 class SourceRead:
     """The records of whole transactions past the slot's position, in commit order, and the
-    position to confirm once they have landed (None when nothing was read)."""
+    position to confirm once they have landed: past the last commit read, or, when none was,
+    the end of the log the read covered (the server can then recycle the WAL of transactions
+    that changed no registered table)."""
 
     records: list[dict]
     confirm_lsn: int | None
@@ -126,15 +128,18 @@ class PostgresqlSource:
         decoder = Decoder()
         records: list[dict] = []
         with self._connect() as connection:
+            # The read covers the transactions that commit before the log's flushed end as it is
+            # now: when none of them changed a registered table, the slot may move to that end.
+            flushed = connection.execute("select pg_current_wal_flush_lsn()::text").fetchone()[0]
             messages = ", 'messages', 'true'" if connection.info.server_version >= 140000 else ""
             rows = connection.execute(
                 "select lsn::text, data from pg_logical_slot_peek_binary_changes("
-                f"%s, null, %s, 'proto_version', '1', 'publication_names', %s{messages})",
-                [self.slot, max_changes, self.publication],
+                f"%s, %s::pg_lsn, %s, 'proto_version', '1', 'publication_names', %s{messages})",
+                [self.slot, flushed, max_changes, self.publication],
             )
             for lsn, data in rows:
                 records.extend(decoder.feed(parse_lsn(lsn), data))
-        return SourceRead(records, decoder.end_lsn)
+        return SourceRead(records, decoder.end_lsn if records else parse_lsn(flushed))
 
     def confirm(self, lsn: int) -> None:
         """Move the slot past what has landed: the server may then recycle that WAL."""

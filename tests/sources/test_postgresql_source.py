@@ -236,3 +236,29 @@ def test_a_transaction_id_past_two_to_the_31_is_unsigned():
     assert decoder.feed(0x100, b"B" + struct.pack(">qqI", 0x200, 0, 0xFFFFFFF0)) == []
     (commit,) = decoder.feed(0x200, b"C" + struct.pack(">bqqq", 0, 0x200, 0x228, 0))
     assert commit["auth_token"] == str(0xFFFFFFF0) and commit["uow_id"] == f"{0x200:016X}0000"
+
+
+def test_the_slot_moves_past_transactions_of_tables_not_registered(server):
+    """A busy server whose registered tables stay quiet must not keep its WAL for ever."""
+    from lakerep.sources.landing import land_new_changes
+
+    source = PostgresqlSource(server, ["shop.lines"], slot="lakerep_quiet", publication="lakerep_quiet")
+    source.prepare()
+
+    def confirmed() -> int:
+        with psycopg.connect(server) as connection:
+            return connection.execute(
+                "select confirmed_flush_lsn - '0/0'::pg_lsn from pg_replication_slots where slot_name = %s",
+                ["lakerep_quiet"],
+            ).fetchone()[0]
+
+    before = confirmed()
+    for number in range(20):
+        execute(server, f"insert into shop.events values ({number}, 'not registered')")
+    with psycopg.connect(server) as connection:
+        written = connection.execute("select pg_current_wal_flush_lsn() - '0/0'::pg_lsn").fetchone()[0]
+    assert land_new_changes(None, source) == 0  # nothing to land: the lake is not asked
+    assert confirmed() >= written > before
+
+    execute(server, "insert into shop.lines values (77, 1, 7)")  # the next change is still read
+    assert [record["record_type"] for record in source.read().records] == ["I", "C"]
