@@ -115,9 +115,8 @@ def _checked_members(target_tables: Sequence[str]) -> list:
     that no member writes, before anything is done."""
     if not target_tables:
         raise ValueError("name at least one member (--member TARGET)")
-    for target_table in target_tables:
-        _check_member(target_table)
     by_target = {member.target_table: member for member in load_members()}
+    _check_members(target_tables, list(by_target))
     return [by_target[target_table] for target_table in dict.fromkeys(target_tables)]
 
 
@@ -196,8 +195,7 @@ def diff(target_tables: list[str], at: str | None = None, limit: int = 10) -> Di
     source at `at` (default: each target's synchpoint). dbt.OperationRejected says why the macro
     refused (a position that is not 20 hex digits, no such snapshot, no synchpoint yet, a target
     or the apply state not built yet)."""
-    for target_table in target_tables:
-        _check_member(target_table)
+    _check_members(target_tables, [member.target_table for member in load_members()])
     arguments = {"target_tables": list(target_tables), "at": at, "limit": limit}
     with critical_section(lake_home()):  # not in the middle of a cycle
         messages = dbt.run_operation("lakerep_diff", arguments).messages
@@ -208,12 +206,14 @@ def diff(target_tables: list[str], at: str | None = None, limit: int = 10) -> Di
     return DiffReport(lines, json.loads(results[0][len(_DIFF_RESULT) :]))
 
 
-def _check_member(target_table: str) -> None:
-    members = [member.target_table for member in load_members()]
-    if target_table not in members:
-        raise ValueError(
-            f"no member of subscriptions.yml has the target {target_table} (members: {', '.join(members)})"
-        )
+def _check_members(target_tables: Sequence[str], members: list[str]) -> None:
+    """ValueError for the first of target_tables that no member (their targets) writes."""
+    for target_table in target_tables:
+        if target_table not in members:
+            listed = ", ".join(members)
+            raise ValueError(
+                f"no member of subscriptions.yml has the target {target_table} (members: {listed})"
+            )
 
 
 def _latest_prune(spark, table: str):

@@ -30,7 +30,15 @@ def main(dsn: str, steps: list[str]) -> None:
     from lakerep.summary import relation_name
 
     class KilledBeforeConfirming(PostgresqlSource):
-        def confirm(self, lsn: int) -> None:
+        records_read = 0
+
+        def read(self, max_changes: int | None = None):
+            read = super().read(max_changes)
+            self.records_read = len(read.records)
+            return read
+
+        def confirm(self, lsn: int) -> None:  # the runner lands what it read, then confirms
+            print(f"killed before confirming {self.records_read} records read", flush=True)
             kill_this_runner()
 
     members = load_members()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -139,6 +140,8 @@ def test_a_live_postgresql_is_replicated_exactly_through_a_kill(server, project,
     traffic(server, script, 100)
     killed = runner(project, server, "crash", check=False)
     assert killed.returncode == -signal.SIGKILL, killed.stderr[-3000:]
+    landed = re.search(r"killed before confirming (\d+) records read", killed.stdout)
+    assert landed and int(landed[1]) >= 600, killed.stdout  # 200 pgbench transactions, 3 or 4 records each
 
     spanning.execute("update pgbench_accounts set abalance = 12 where aid = 800001")
     spanning.commit()
