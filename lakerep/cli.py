@@ -37,6 +37,7 @@ EXIT_SESSION_LOCKED = 5  # another runner holds the session, or a session is run
 # mark-external-refresh, prune), or the lake's critical section stayed busy
 EXIT_QUARANTINED = 6  # the run's cycles went through, and validation held back landed records
 # or snapshot rows (each cycle's line says how many and why): a pipeline notices, nothing is lost
+EXIT_SET_NEEDS_ATTENTION = 7  # (status) a subscription set is STOPPED or in a GAP
 
 MAX_RETENTION_LIMIT = timedelta.max // timedelta(minutes=1)  # minutes: more overflows a timedelta
 
@@ -129,7 +130,8 @@ def generate(records: int, seed: int, batch_records: int, landing_order: str, fr
 @click.option(
     "--capture-only",
     is_flag=True,
-    help="Run Capture's models only; Apply (models/apply) catches up in a later full cycle.",
+    help="Run Capture's models only; Apply (models/apply) catches up in a later full cycle. "
+    "Such a run never prunes: the prune follows Apply's progress.",
 )
 @click.option(
     "--source",
@@ -381,6 +383,27 @@ def scenarios(seeds: tuple[int, ...], first_seed: int, count: int, home: Path | 
     _echo(f"{passed} of {len(chosen)} scenarios passed in {seconds:,.0f} s{failures}")
     if failed:
         sys.exit(EXIT_CHECK_FAILED)
+
+
+@main.command()
+@click.option("--json", "as_json", is_flag=True, help="Print the status as JSON, for machines.")
+def status(as_json: bool) -> None:
+    """The operator's one look: each session (running or not, its last cycle and lag), each source
+    (restart tokens, the rule that chose them, CD_OLD/CD_NEW_SYNCHPOINT) and each subscription set
+    (status, synchpoint, pending refreshes, exceptions). Exits 7 when a set is STOPPED or in a GAP."""
+    from lakerep import status as lake_status
+
+    with _user_errors():
+        result = lake_status.status(lake_home())
+    if as_json:
+        click.echo(lake_status.as_json(result))
+    else:
+        for line in lake_status.lines(result):
+            _echo(line)
+    if result["attention"]:
+        for line in result["attention"]:
+            click.echo(f"lakerep: {line}", err=True)
+        sys.exit(EXIT_SET_NEEDS_ATTENTION)
 
 
 @main.command()

@@ -28,6 +28,7 @@ from lakerep.registrations import load_registrations
 from lakerep.session_lock import session_lock
 from lakerep.sources.landing import land_new_changes
 from lakerep.sources.postgresql import PostgresqlSource
+from lakerep.status import write_cycle_file
 from lakerep.summary import (
     highest_staged_batch,
     quarantine_text,
@@ -157,15 +158,18 @@ def run_session(
                 "lakerep_restart_tokens": _token_vars(tokens, registered),
             }
             reports: list[CycleReport] = []
-            continuous = not start.once and start.start_type != "recover"
             last_prune = time.monotonic()
             last_test: float | None = None
             while True:
                 if start.source is not None:
                     with critical_section(home):
                         land_new_changes(lake_session(), start.source)
-                prune = (
-                    continuous and bool(reports) and prune_due(time.monotonic(), last_prune, prune_interval)
+                prune = cycle_prunes(
+                    start,
+                    first_cycle=not reports,
+                    now=time.monotonic(),
+                    last_prune=last_prune,
+                    interval=prune_interval,
                 )
                 if prune:
                     last_prune = time.monotonic()
@@ -177,6 +181,7 @@ def run_session(
                         last_test = time.monotonic()
                     report = _cycle(home, {**run_vars, "lakerep_prune": prune}, dbt_args(start, test))
                 reports.append(report)
+                write_cycle_file(home, start.session, report)  # what `lakerep status` shows of it
                 progress(report.line(start.session))
                 if report.recovered and start.start_type != "recover" and not stop.requested:
                     continue  # the cut-off cycle is finished; this run's own first cycle follows
@@ -189,6 +194,17 @@ def run_session(
                 _write_state_to_token_file(start.session, start.token_file)
                 progress(f"session {start.session}: restart tokens written to {start.token_file}")
             return reports
+
+
+def cycle_prunes(
+    start: SessionStart, *, first_cycle: bool, now: float, last_prune: float, interval: float
+) -> bool:
+    """Whether this cycle of a run prunes (var lakerep_prune): a continuous run's cycle, never its
+    first, once the prune is due. A capture-only run never prunes: the prune (capture_prune) is an
+    Apply model, which such a run leaves out, and what it may remove follows Apply's progress
+    (pruning_control), so the prune waits for a run with Apply; its timer is not reset meanwhile."""
+    continuous = not start.once and start.start_type != "recover"
+    return continuous and not start.capture_only and not first_cycle and prune_due(now, last_prune, interval)
 
 
 def prune_due(now: float, last_prune: float, interval: float) -> bool:
@@ -263,8 +279,6 @@ def _cycle(home: Path, run_vars: dict, dbt_args: list[str]) -> CycleReport:
     cycle = spark.sql(
         f"select * from {relation_name('capture_cycles')} order by cycle_number desc limit 1"
     ).collect()[0]
-    log_end = spark.sql(f"select max(log_timestamp) from {relation_name('stg_source_log')}").collect()[0][0]
-    lag = (log_end - cycle["synchtime"]).total_seconds() if log_end and cycle["synchtime"] else None
     return CycleReport(
         cycle_number=cycle["cycle_number"],
         run_id=cycle["run_id"],
@@ -273,7 +287,7 @@ def _cycle(home: Path, run_vars: dict, dbt_args: list[str]) -> CycleReport:
         row_changes=cycle["row_changes"],
         uows_committed=cycle["uows_committed"],
         synchpoint=cycle["synchpoint"],
-        lag_seconds=lag,
+        lag_seconds=cycle["lag_seconds"],
         pruned=run_vars.get("lakerep_prune", False),
         up_to_batch=cycle["up_to_batch"] or 0,
         records_quarantined=summary.quarantined_by_reason,

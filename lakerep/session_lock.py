@@ -62,11 +62,21 @@ class SessionActive(RuntimeError):
 def refuse_if_active(home: Path) -> None:
     """SessionActive naming a session whose lock a live runner holds (a dead runner's lock does
     not count); nothing if none does."""
+    for session, (holder, alive) in session_locks(home).items():
+        if alive:
+            raise SessionActive(session, holder)
+
+
+def session_locks(home: Path) -> dict[str, tuple[dict | None, bool]]:
+    """Each session's lock: its holder record (None if it is no lock record) and whether a live
+    runner holds it (a lock of another host counts as live: its process cannot be checked)."""
+    found = {}
     for lock in _lock_files(home / "locks"):
         session = lock.name.removesuffix(".lock")
-        holder = _holder(_read(lock) or "")
-        if _SESSION_NAME.fullmatch(session) and holder is not None and not _is_stale(holder):
-            raise SessionActive(session, holder)
+        if _SESSION_NAME.fullmatch(session):
+            holder = _holder(_read(lock) or "")
+            found[session] = (holder, holder is not None and not _is_stale(holder))
+    return found
 
 
 @contextmanager

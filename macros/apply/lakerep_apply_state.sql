@@ -34,7 +34,7 @@
             max_by(markers.kind, struct(markers.marked_at, markers.marker_id)) as kind,
             max_by(markers.refresh_start, struct(markers.marked_at, markers.marker_id)) as refresh_start,
             max_by(markers.refresh_end, struct(markers.marked_at, markers.marker_id)) as refresh_end
-        from {{ source('lakerep_raw', 'refresh_markers') }} as markers
+        from {{ ref('stg_refresh_markers') }} as markers
         where markers.kind in ('refresh', 'external')
         group by markers.target_table
     ) as latest

@@ -2,7 +2,7 @@
     config(
         materialized='incremental',
         incremental_strategy='append',
-        on_schema_change='fail',
+        on_schema_change='append_new_columns',
     )
 }}
 
@@ -51,7 +51,9 @@ resync as (
 ),
 
 log_read as (
-    select max(log_position) as highest_position_read
+    select
+        max(log_position) as highest_position_read,
+        max(log_timestamp) as log_end_time
     from {{ ref('stg_source_log') }}
     where {{ lakerep_in_session_read(window) }}
 ),
@@ -129,7 +131,13 @@ cycle_rows as (
         resync.resync_position,
         coalesce(sum(per_source.row_changes) over (), 0) as row_changes,
         uows_committed.uows_committed,
-        current_timestamp() as completed_at
+        current_timestamp() as completed_at,
+        log_read.log_end_time,
+        -- Capture's lag: how far its synchpoint is behind the newest record the cycle read.
+        cast(
+            (unix_micros(log_read.log_end_time) - unix_micros(global_record.capture_synchtime)) / 1000000
+            as double
+        ) as lag_seconds
     from capture_window
     left join per_source
         on

@@ -47,18 +47,8 @@ state as (
     {{ lakerep_capture_state(run.session_name) }}
 ),
 
-log_positions as (
-    select {{ lakerep_normalize_position('log_position') }} as log_position
-    from {{ source('lakerep_raw', 'source_log') }}
-),
-
 log_bounds as (
-    -- The source log as it is now: pruning it moves the oldest position up.
-    select
-        min(log_position) as log_oldest_position,
-        max(log_position) as log_end_position
-    from log_positions
-    where {{ lakerep_is_position('log_position') }}
+    select * from {{ ref('stg_source_log_bounds') }}
 ),
 
 candidates as (

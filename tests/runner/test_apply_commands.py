@@ -207,15 +207,19 @@ def test_prune_due():
 
 
 @pytest.mark.parametrize(
-    ("once", "prune_interval", "expected"),
+    ("once", "capture_only", "prune_interval", "expected"),
     [
-        (False, 0.0, [False, True, True]),  # every cycle but the first
-        (False, 3600.0, [False, False, False]),  # the interval has not passed
-        (True, 0.0, [False]),  # --once never prunes
+        (False, False, 0.0, [False, True, True]),  # every cycle but the first
+        (False, False, 3600.0, [False, False, False]),  # the interval has not passed
+        (True, False, 0.0, [False]),  # --once never prunes
+        # the prune is an Apply model, which --capture-only leaves out: it waits for a full run
+        (False, True, 0.0, [False, False, False]),
     ],
-    ids=["interval-0", "interval-1h", "once"],
+    ids=["interval-0", "interval-1h", "once", "capture-only"],
 )
-def test_a_continuous_run_prunes_every_prune_interval(home, monkeypatch, once, prune_interval, expected):
+def test_a_continuous_run_prunes_every_prune_interval(
+    home, monkeypatch, once, capture_only, prune_interval, expected
+):
     prune_vars = []
 
     def fake_cycle(cycle_home, run_vars, dbt_args):
@@ -227,7 +231,10 @@ def test_a_continuous_run_prunes_every_prune_interval(home, monkeypatch, once, p
 
     monkeypatch.setattr(session, "_cycle", fake_cycle)
     monkeypatch.setattr(session, "_nothing_landed_since", lambda last: False)
-    run_session(SessionStart("s1", once=once, commit_interval=0, prune_interval=prune_interval))
+    start = SessionStart(
+        "s1", once=once, commit_interval=0, prune_interval=prune_interval, capture_only=capture_only
+    )
+    run_session(start)
     assert prune_vars == expected
 
 

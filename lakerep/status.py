@@ -1,0 +1,214 @@
+"""`lakerep status`: the operator's one look at the lake, as `asnccmd status` or GoldenGate's
+`info all` give it (SPEC §4, §5).
+
+- Per session: whether a runner holds it (its lock: pid, host, since) and its last cycle (from
+  the cycle file the runner writes after every cycle, so it is read without the lake).
+- Per source of each session: its restart tokens (capture_state), the rule of the run's restart
+  decision that chose the tokens it started from (restart_decisions), and the register's
+  CD_OLD_SYNCHPOINT and CD_NEW_SYNCHPOINT.
+- Per subscription set: the view subscription_set_status (status, synchpoint, pending refreshes
+  and markers, exceptions).
+
+The embedded Derby metastore admits one process: while a runner of this lake is alive, its
+sources and sets cannot be read by another process, and status says so instead of waiting. A
+set STOPPED or in a GAP needs an operator: `lakerep status` then exits non-zero (cli).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import asdict
+from datetime import UTC, datetime
+from pathlib import Path
+
+from lakerep.session_lock import session_locks
+
+SETS_NEEDING_ATTENTION = ("STOPPED", "GAP")
+
+
+def cycle_file(home: Path, session: str) -> Path:
+    return home / "status" / f"{session}.json"
+
+
+def write_cycle_file(home: Path, session: str, report) -> None:
+    """The runner's record of its session's last cycle (a CycleReport), replaced in one step
+    (written aside, then renamed) so a reader never sees half of it."""
+    path = cycle_file(home, session)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    record = {
+        **asdict(report),
+        "written_at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "pid": os.getpid(),
+    }
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    temporary.write_text(json.dumps(record, default=str), encoding="utf-8")
+    temporary.replace(path)
+
+
+def _read_cycle_file(path: Path) -> dict | None:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as error:
+        return {"unreadable": f"{path}: {error}"}
+
+
+def sessions(home: Path) -> list[dict]:
+    """Each session with a lock or a cycle file: running or not, and its last cycle."""
+    locks = session_locks(home)
+    names = set(locks)
+    folder = home / "status"
+    if folder.is_dir():
+        names |= {path.stem for path in folder.glob("*.json")}
+    found = []
+    for name in sorted(names):
+        holder, alive = locks.get(name, (None, False))
+        found.append(
+            {
+                "session": name,
+                "running": alive,
+                "runner": holder if alive else None,
+                "stale_lock": holder if holder is not None and not alive else None,
+                "last_cycle": _read_cycle_file(cycle_file(home, name)),
+            }
+        )
+    return found
+
+
+def lake_status(spark, relation_name) -> dict:
+    """Sources and sets as the lake holds them (empty lists before the models exist)."""
+
+    def rows(model: str, sql: str) -> list[dict]:
+        table = relation_name(model)
+        if not spark.catalog.tableExists(table):
+            return []
+        return [row.asDict(recursive=True) for row in spark.sql(sql.format(table=table)).collect()]
+
+    decisions = {
+        (row["session_name"], row["source_owner"], row["source_table"]): row
+        for row in rows(
+            "restart_decisions",
+            "select session_name, source_owner, source_table, "
+            "max_by(struct(restart_rule, start_type, run_id, decided_at), decided_at) as decision "
+            "from {table} group by session_name, source_owner, source_table",
+        )
+    }
+    register = {
+        (row["SOURCE_OWNER"], row["SOURCE_TABLE"]): row
+        for row in rows(
+            "register",
+            "select SOURCE_OWNER, SOURCE_TABLE, CD_OLD_SYNCHPOINT, CD_NEW_SYNCHPOINT "
+            "from {table} where GLOBAL_RECORD = 'N'",
+        )
+    }
+    sources = []
+    for state in rows(
+        "capture_state",
+        "select session_name, source_owner, source_table, restart1, restart2, cycle_number from {table} "
+        "order by session_name, source_owner, source_table",
+    ):
+        key = (state["source_owner"], state["source_table"])
+        decision = decisions.get((state["session_name"], *key), {}).get("decision") or {}
+        registered = register.get(key, {})
+        sources.append(
+            {
+                **state,
+                "restart_rule": decision.get("restart_rule"),
+                "start_type": decision.get("start_type"),
+                "decided_at": decision.get("decided_at"),
+                "cd_old_synchpoint": registered.get("CD_OLD_SYNCHPOINT"),
+                "cd_new_synchpoint": registered.get("CD_NEW_SYNCHPOINT"),
+            }
+        )
+    sets = rows("subscription_set_status", "select * from {table} order by apply_qual, set_name")
+    return {"sources": sources, "sets": sets}
+
+
+def status(home: Path, *, read_lake: bool = True) -> dict:
+    """Everything `lakerep status` shows. The lake is read only when no runner holds it (the
+    embedded metastore admits one process); otherwise `lake` says which runner has it."""
+    found = sessions(home)
+    running = [entry for entry in found if entry["running"]]
+    result: dict = {"sessions": found, "sources": None, "sets": None, "lake": None}
+    if running:
+        runner = running[0]["runner"]
+        result["lake"] = (
+            f"open in the runner of session {running[0]['session']} (pid {runner['pid']}, host "
+            f"{runner['host']}): the embedded metastore admits one process, so sources and sets are "
+            "read once it stops"
+        )
+    elif read_lake:
+        from lakerep.lake import lake_session
+        from lakerep.summary import relation_name
+
+        result.update(lake_status(lake_session(), relation_name))
+    result["attention"] = [
+        f"set {entry['apply_qual']}.{entry['set_name']} is {entry['status']}"
+        + (f": {entry['description']}" if entry.get("description") else "")
+        for entry in result["sets"] or []
+        if entry.get("status") in SETS_NEEDING_ATTENTION
+    ]
+    return result
+
+
+def lines(result: dict) -> list[str]:
+    """The human form of status(): a line per session, source and set."""
+    out = []
+    for entry in result["sessions"] or [{"session": None}]:
+        if entry["session"] is None:
+            out.append("sessions: none has run in this lake")
+            break
+        state = (
+            "running (pid {pid}, host {host}, since {since})".format(**entry["runner"])
+            if entry["running"]
+            else "stopped"
+            + (" (a dead runner's lock is left; the next run takes it over)" if entry["stale_lock"] else "")
+        )
+        cycle = entry["last_cycle"]
+        if cycle is None:
+            last = "no cycle recorded"
+        elif "unreadable" in cycle:
+            last = f"cycle file unreadable ({cycle['unreadable']})"
+        else:
+            lag = "n/a" if cycle.get("lag_seconds") is None else f"{cycle['lag_seconds']:,.1f} s"
+            last = (
+                f"last cycle {cycle['cycle_number']} at {cycle['written_at']}"
+                f"{' (idle)' if cycle.get('idle') else ''}: "
+                f"synchpoint {cycle.get('synchpoint') or 'none'}, lag {lag}"
+            )
+        out.append(f"session {entry['session']}: {state}; {last}")
+    if result["lake"]:
+        out.append(f"lake: {result['lake']}")
+    for source in result["sources"] or []:
+        rule = source["restart_rule"] or "no decision recorded"
+        out.append(
+            f"source {source['source_owner']}.{source['source_table']} (session {source['session_name']}): "
+            f"restart1 {source['restart1']}, restart2 {source['restart2']} "
+            f"after cycle {source['cycle_number']}; "
+            f"rule {rule}"
+            + (f" ({source['start_type']} start)" if source["start_type"] else "")
+            + f"; CD_OLD_SYNCHPOINT {source['cd_old_synchpoint'] or 'none'}, "
+            f"CD_NEW_SYNCHPOINT {source['cd_new_synchpoint'] or 'none'}"
+        )
+    for entry in result["sets"] or []:
+        state = (
+            f"{entry['status']} in Apply cycle {entry['apply_cycle']}, "
+            f"synchpoint {entry['synchpoint'] or 'none'}"
+            if entry["status"]
+            else "no Apply cycle yet"
+        )
+        pending = ", ".join(entry["pending_members"] or []) or "none"
+        out.append(
+            f"set {entry['apply_qual']}.{entry['set_name']}: {state}; pending refreshes {pending}; "
+            f"exceptions {entry['exceptions']:,}"
+            + (f" ({entry['description']})" if entry["description"] else "")
+        )
+    if result["sources"] == [] and result["sets"] == []:
+        out.append("lake: no cycle has run yet")
+    return out
+
+
+def as_json(result: dict) -> str:
+    return json.dumps(result, default=str, indent=2, sort_keys=True)

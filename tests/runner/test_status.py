@@ -1,0 +1,100 @@
+"""`lakerep status` without Spark: sessions come from their locks and the cycle files the runner
+writes, so a running session is shown while it holds the lake; the lake's sources and sets are
+read only when no runner holds it (the embedded metastore admits one process). The lake's part
+is tested on the demo's lake (tests/runner/test_demo.py)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+
+import pytest
+from click.testing import CliRunner
+
+from lakerep import session
+from lakerep.cli import EXIT_SET_NEEDS_ATTENTION, main
+from lakerep.session import CycleReport, SessionStart, run_session
+from lakerep.status import cycle_file, lines, status
+
+
+@pytest.fixture
+def home(tmp_path, monkeypatch):
+    monkeypatch.setenv("LAKEREP_HOME", str(tmp_path))
+    return tmp_path
+
+
+def write_lock(home, session_name: str, pid: int) -> None:
+    (home / "locks").mkdir(exist_ok=True)
+    record = {"pid": pid, "host": socket.gethostname(), "since": "2026-11-26T10:00:00Z"}
+    (home / "locks" / f"{session_name}.lock").write_text(json.dumps(record))
+
+
+def dead_pid() -> int:
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    return child.pid
+
+
+def test_a_runner_records_each_cycle_for_status(home, monkeypatch):
+    def fake_cycle(cycle_home, run_vars, dbt_args):
+        os.kill(os.getpid(), signal.SIGTERM)  # stop after this cycle
+        return CycleReport(7, run_vars["lakerep_run_id"], False, 120, 90, 30, "0" * 19 + "9", 2.5)
+
+    monkeypatch.setattr(session, "_cycle", fake_cycle)
+    run_session(SessionStart("s1", commit_interval=0, prune_interval=3600.0))
+    recorded = json.loads(cycle_file(home, "s1").read_text())
+    assert (recorded["cycle_number"], recorded["records_read"], recorded["lag_seconds"]) == (7, 120, 2.5)
+    assert recorded["pid"] == os.getpid()
+    assert not list(cycle_file(home, "s1").parent.glob(".*.tmp"))  # written aside, then renamed
+
+
+def test_a_running_session_is_shown_from_its_lock_and_the_lake_is_left_to_its_runner(home):
+    write_lock(home, "live", os.getpid())
+    write_lock(home, "gone", dead_pid())
+    result = status(home)  # would start Spark if it read the lake
+    by_name = {entry["session"]: entry for entry in result["sessions"]}
+    assert by_name["live"]["running"] and by_name["live"]["runner"]["pid"] == os.getpid()
+    assert not by_name["gone"]["running"] and by_name["gone"]["stale_lock"]
+    assert result["sources"] is None and result["sets"] is None
+    assert f"open in the runner of session live (pid {os.getpid()}" in result["lake"]
+    text = "\n".join(lines(result))
+    assert f"session live: running (pid {os.getpid()}, host {socket.gethostname()}" in text
+    assert "session gone: stopped (a dead runner's lock is left" in text
+
+
+def test_status_shows_the_last_cycle_and_its_lag(home):
+    write_lock(home, "s1", os.getpid())
+    report = CycleReport(12, "s1-run", False, 40, 30, 10, "00000000000000000042", 3.25)
+    session_file = cycle_file(home, "s1")
+    session_file.parent.mkdir()
+    session_file.write_text(json.dumps({**report.__dict__, "written_at": "2026-11-26T11:00:00Z", "pid": 1}))
+    (home / "status" / "broken.json").write_text("{not json")
+    text = "\n".join(lines(status(home)))
+    assert "last cycle 12 at 2026-11-26T11:00:00Z: synchpoint 00000000000000000042, lag 3.2 s" in text
+    assert "session broken: stopped; cycle file unreadable" in text
+
+
+def test_status_json_and_exit_code(home, monkeypatch):
+    from lakerep import status as status_module
+
+    def lake(spark, relation_name):
+        return {
+            "sources": [],
+            "sets": [
+                {"apply_qual": "A", "set_name": "S1", "status": "APPLIED", "description": None},
+                {"apply_qual": "A", "set_name": "S2", "status": "GAP", "description": "t needs a refresh"},
+            ],
+        }
+
+    monkeypatch.setattr(status_module, "lake_status", lake)
+    monkeypatch.setattr("lakerep.lake.lake_session", lambda: None)
+    monkeypatch.setattr("lakerep.summary.relation_name", lambda model: model)
+    result = CliRunner().invoke(main, ["status", "--json"])
+    assert result.exit_code == EXIT_SET_NEEDS_ATTENTION, result.output
+    printed = json.loads(result.stdout)
+    assert printed["attention"] == ["set A.S2 is GAP: t needs a refresh"]
+    assert [entry["status"] for entry in printed["sets"]] == ["APPLIED", "GAP"]

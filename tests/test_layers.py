@@ -1,0 +1,33 @@
+"""The project's layers hold (issue 25): only staging models read the landing tables through
+`source()`; a macro may name a source only to write it (landing, refresh markers). No Spark."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SOURCE_CALL = re.compile(r"\bsource\(")
+# Macros that write the landing tables, run as operations, never inside a model's SQL.
+MACROS_THAT_WRITE_SOURCES = {
+    "macros/landing/lakerep_create_landing_tables.sql",
+    "macros/landing/lakerep_debezium_landing.sql",
+    "macros/apply/lakerep_mark_refresh.sql",
+}
+
+
+def reading_sources(folder: str) -> set[str]:
+    return {
+        path.relative_to(ROOT).as_posix()
+        for path in (ROOT / folder).rglob("*.sql")
+        if SOURCE_CALL.search(path.read_text(encoding="utf-8"))
+    }
+
+
+def test_only_staging_models_read_the_landing_tables():
+    outside = {path for path in reading_sources("models") if not path.startswith("models/staging/")}
+    assert not outside, f"models outside staging call source(): {sorted(outside)}"
+
+
+def test_macros_name_a_landing_table_only_to_write_it():
+    assert reading_sources("macros") <= MACROS_THAT_WRITE_SOURCES
