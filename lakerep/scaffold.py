@@ -1,10 +1,15 @@
-"""Writes the per-table files that dbt needs for every registration, from the one declaration.
+"""Writes the per-table and per-member files that dbt needs, from the two declarations.
 
 dbt wants one file per model and knows a model's config (merge keys) and contract at parse
 time, before the graph of sources can be read (unit tests never see it). So for each
-registered table this writes a CD and a CCD stub that call the shared macros, their contracts,
-and one macro file with the registrations as data and the refs of all their models.
-`lakerep scaffold --check` (run by the tests) fails when these files drift from the declaration.
+registered table (models/staging/_registrations__sources.yml) this writes a CD and a CCD stub
+that call the shared macros, their contracts, and one macro file with the registrations as data
+and the refs of all their models; for each subscription member (subscriptions.yml), the Apply
+models: a change model and a target stub, their contracts, and one macro file with the members
+as data and the refs of their models; and, while every model they test is registered, the
+demo's unit tests (from lakerep/demo/capture_unit_tests.yml). Generated files that nothing
+declares any more are removed.
+`lakerep scaffold --check` (run by the tests) fails when these files drift from the declarations.
 """
 
 from __future__ import annotations
@@ -218,7 +223,8 @@ def scaffold(project_dir: Path = PROJECT_DIR, *, check: bool = False) -> list[Pa
     returns those that differ. Nothing is written when a declaration is refused.
 
     Generated CD/CCD stubs of tables no longer registered are stale too (removed unless `check`),
-    and so are the demo's unit tests once a model they test is gone.
+    and so are the Apply models of members no longer declared and the demo's unit tests once a
+    model they test is gone.
     """
     registrations = load_registrations(project_dir / REGISTRATIONS_PATH)
     members = load_members(project_dir / SUBSCRIPTIONS_PATH, project_dir=project_dir)
@@ -333,7 +339,7 @@ def _apply_contracts(members: list[Member]) -> str:
                     _column("apply_cycle", "bigint", "{{ doc('apply_cycle') }}", ["not_null"]),
                     _column("row_action", "string", "{{ doc('apply_row_action') }}",
                             ["not_null", {"accepted_values": {"arguments": {"values": [
-                                "insert", "update", "delete", "load", "append", "skip", "none"]}}}]),
+                                "insert", "update", "delete", "load", "append", "none"]}}}]),
                     _column("first_operation", "string", "Operation of the key's first change in the cycle "
                             "(L for a row loaded by a refresh)."),
                     _column("change_count", "int", "How many changes of the key the cycle fetched."),
@@ -346,6 +352,9 @@ def _apply_contracts(members: list[Member]) -> str:
                     _column("IBMSNAP_LOGMARKER", "timestamp", "{{ doc('ibmsnap_logmarker') }}"),
                     *user_columns,
                 ],
+                # The target's key: one row per key (per change, and per key of a refresh's
+                # rows, for a CCD target), of the one cycle the table holds.
+                "data_tests": [_unique_combination(target_unique_key(member))],
             }
         )  # fmt: skip
     document = {"version": 2, "models": models}
