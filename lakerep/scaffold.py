@@ -151,8 +151,9 @@ def _contracts(registrations: dict[str, Registration]) -> str:
                 ],
                 "data_tests": [
                     _unique_combination(ccd_key),
-                    {"relationships": {"arguments": {"field": "IBMSNAP_COMMITSEQ", "to": "ref('uow')"},
-                                       "column_name": "IBMSNAP_COMMITSEQ"}},
+                    # Each change's UOW, unless pruned (dbt's relationships test failed once pruned)
+                    {"lakerep_commit_in_uow": {"arguments": {"to": "ref('uow')"},
+                                               "column_name": "IBMSNAP_COMMITSEQ"}},
                 ],
             }
         )  # fmt: skip

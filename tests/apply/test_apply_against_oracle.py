@@ -237,6 +237,12 @@ def test_pruning_deletes_exactly_the_rows_no_member_needs(spark, workload):
     uow_limit = min(members_at.values())
     left = {row["IBMSNAP_UOWID"] for row in sql(spark, "select * from {uow}")}
     assert left == {uow for uow, commit in uows.items() if commit > uow_limit}
+    # The CCDs keep the changes of the UOWs pruned: their data tests still pass (dbt's
+    # relationships test to uow failed here, and would have stopped a session's next build).
+    uow_tests = dbt.invoke(["test", "--select", "test_name:lakerep_commit_in_uow"], check=False, quiet=True)
+    assert uow_tests.exit_code == dbt.EXIT_OK and uow_tests.result.results, [
+        (result.node.name, str(result.status)) for result in uow_tests.result.results
+    ]
 
 
 def test_members_behind_retention_limit_are_refreshed_or_stopped_by_a_gap(spark, workload):
