@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -60,9 +61,10 @@ def reset_lake() -> None:
     """Drop every lakerep schema (landing, staging, control, ...) and recreate empty landing
     tables, with the lake to ourselves (exclusive_lake)."""
     global _landing_tables_ready
-    with exclusive_lake():
+    with exclusive_lake() as home:
         spark = lake_session()
         for (schema,) in spark.sql("show schemas like 'lakerep*'").collect():
             spark.sql(f"drop schema if exists {schema} cascade")
+        shutil.rmtree(home / "status", ignore_errors=True)  # `lakerep status`: the dropped lake's cycles
         _landing_tables_ready = False
         lake_session()

@@ -152,8 +152,10 @@ def _contracts(registrations: dict[str, Registration]) -> str:
                 "data_tests": [
                     _unique_combination(ccd_key),
                     # Each change's UOW, unless pruned (dbt's relationships test failed once pruned)
-                    {"lakerep_commit_in_uow": {"arguments": {"to": "ref('uow')"},
-                                               "column_name": "IBMSNAP_COMMITSEQ"}},
+                    {"lakerep_commit_in_uow": {"arguments": {
+                        "to": "ref('uow')", "register": "ref('register')",
+                        "source_owner": registration.source_owner, "source_table": registration.source_table},
+                        "column_name": "IBMSNAP_COMMITSEQ"}},
                 ],
             }
         )  # fmt: skip

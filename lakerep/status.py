@@ -92,7 +92,7 @@ def lake_status(spark, relation_name) -> dict:
             "restart_decisions",
             "select session_name, source_owner, source_table, "
             "max_by(struct(restart_rule, start_type, run_id, decided_at), decided_at) as decision "
-            "from {table} group by session_name, source_owner, source_table",
+            "from {table} where refusal is null group by session_name, source_owner, source_table",
         )
     }
     register = {

@@ -1,5 +1,6 @@
 """The project's layers hold (issue 25): only staging models read the landing tables through
-`source()`; a macro may name a source only to write it (landing, refresh markers). No Spark."""
+`source()`; a macro may name a source only in the operations that write the landing tables
+(landing, and refresh markers, whose checks also read them). No Spark."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCE_CALL = re.compile(r"\bsource\(")
-# Macros that write the landing tables, run as operations, never inside a model's SQL.
+# Operations that write the landing tables (run-operation, never inside a model's SQL).
 MACROS_THAT_WRITE_SOURCES = {
     "macros/landing/lakerep_create_landing_tables.sql",
     "macros/landing/lakerep_debezium_landing.sql",
@@ -29,5 +30,5 @@ def test_only_staging_models_read_the_landing_tables():
     assert not outside, f"models outside staging call source(): {sorted(outside)}"
 
 
-def test_macros_name_a_landing_table_only_to_write_it():
+def test_macros_name_a_landing_table_only_in_the_operations_that_write_them():
     assert reading_sources("macros") <= MACROS_THAT_WRITE_SOURCES

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from ccd_support import actual_ccd_history, actual_condensed_state, expected_ccd_history, global_synchpoint
 
-from lakerep import landing
+from lakerep import dbt, landing
 from lakerep.lake import reset_lake
 from lakerep.pipeline import run_cycle
 from lakerep.registrations import load_registrations
@@ -90,3 +90,12 @@ def test_a_noncomplete_history_ccd_holds_the_changes_it_captured(spark, captured
             expected = expected_ccd_history(workload.oracle, registration, synchpoint, after=cut)
             assert expected, name
             assert actual_ccd_history(spark, registration) == expected, name
+
+
+def test_every_change_of_a_ccd_belongs_to_a_held_uow_and_no_snapshot_row_is_asked(spark, captured):
+    """The data test lakerep_commit_in_uow passes: the snapshot rows' commit position is their
+    unload's start, here a change's position and no UOW's commit, so they are no UOW's rows."""
+    outcome = dbt.invoke(["test", "--select", "test_name:lakerep_commit_in_uow"], check=False, quiet=True)
+    assert outcome.exit_code == dbt.EXIT_OK and outcome.result.results, [
+        (result.node.name, str(result.status)) for result in outcome.result.results
+    ]
