@@ -126,7 +126,7 @@ def lake_status(spark, relation_name) -> dict:
     return {"sources": sources, "sets": sets}
 
 
-def status(home: Path, *, read_lake: bool = True) -> dict:
+def status(home: Path) -> dict:
     """Everything `lakerep status` shows. The lake is read only when no runner holds it (the
     embedded metastore admits one process); otherwise `lake` says which runner has it."""
     found = sessions(home)
@@ -139,7 +139,7 @@ def status(home: Path, *, read_lake: bool = True) -> dict:
             f"{runner['host']}): the embedded metastore admits one process, so sources and sets are "
             "read once it stops"
         )
-    elif read_lake:
+    else:
         from lakerep.lake import lake_session
         from lakerep.summary import relation_name
 
