@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 import jinja2
 import yaml
@@ -19,13 +19,45 @@ _ENV_VAR = re.compile(r"""env_var\(\s*['"](\w+)['"]""")
 _UNSAFE = "'\"\\`"
 
 
+def profile_outputs() -> list[str]:
+    """The outputs of the profile (local, thrift): what LAKEREP_TARGET may name."""
+    return list(yaml.safe_load(PROFILES_FILE.read_text(encoding="utf-8"))["lakerep"]["outputs"])
+
+
+# Variables whose values have a form of their own, beyond the characters every one may not hold:
+# name -> (whether a value has it, what the value must be). Nothing here reads the profile on
+# import (a wheel's modules import without the project). A value of another form would reach
+# Spark's or dbt's start as a traceback (a memory size, a number, an output), or name something
+# else (a schema with a dot is a two-part name).
+_WHOLE_NUMBER = re.compile(r"[1-9][0-9]*")
+VALUE_RULES: dict[str, tuple[Callable[[str], bool], str | Callable[[], str]]] = {
+    "LAKEREP_DRIVER_MEMORY": (
+        re.compile(r"[1-9][0-9]*[kKmMgGtT]?").fullmatch,
+        "a JVM memory size: digits, then k, m, g or t (6g, 512m)",
+    ),
+    "LAKEREP_SHUFFLE_PARTITIONS": (_WHOLE_NUMBER.fullmatch, "a whole number of partitions, 1 or more"),
+    "LAKEREP_SCHEMA": (
+        re.compile(r"[A-Za-z_][A-Za-z0-9_]*").fullmatch,
+        "a schema name: letters, digits and underscores, not starting with a digit",
+    ),
+    "LAKEREP_TARGET": (
+        lambda value: value in profile_outputs(),
+        lambda: f"an output of {PROFILES_FILE.name}: " + " or ".join(profile_outputs()),
+    ),
+    "LAKEREP_THRIFT_PORT": (
+        lambda value: bool(_WHOLE_NUMBER.fullmatch(value)) and int(value) <= 65535,
+        "a TCP port, 1 to 65535",
+    ),
+}
+
+
 def check_environment(environment: Mapping[str, str] | None = None) -> None:
     """ValueError naming the first variable the profile renders (LAKEREP_HOME, LAKEREP_SCHEMA,
     ...) whose value is empty, or holds a quote, double quote, backslash, backtick, whitespace or
-    other control character. The profile puts these values inside quoted YAML and into
-    spark.driver.extraJavaOptions, which Spark splits at whitespace and unquotes: such a character
-    would end the value early and add settings or JVM options of its own. `environment`: by
-    default this process's."""
+    other control character, or is not of its variable's form (VALUE_RULES). The profile puts
+    these values inside quoted YAML and into spark.driver.extraJavaOptions, which Spark splits at
+    whitespace and unquotes: such a character would end the value early and add settings or JVM
+    options of its own. `environment`: by default this process's."""
     variables = os.environ if environment is None else environment
     for name in dict.fromkeys(_ENV_VAR.findall(PROFILES_FILE.read_text(encoding="utf-8"))):
         value = variables.get(name)
@@ -40,6 +72,11 @@ def check_environment(environment: Mapping[str, str] | None = None) -> None:
                     f"character {index}: {PROFILES_FILE.name} renders it into Spark's settings, so it "
                     "may not hold quotes, backslashes, backticks, whitespace or control characters"
                 )
+        if name in VALUE_RULES:
+            has_form, form = VALUE_RULES[name]
+            if not has_form(value):
+                described = form() if callable(form) else form  # read from the profile when needed
+                raise ValueError(f"environment variable {name} is {value!r}: it must be {described}")
 
 
 def spark_settings(output: str = "local", environment: Mapping[str, str] | None = None) -> dict[str, str]:

@@ -87,6 +87,55 @@ def test_an_empty_profile_variable_is_refused():
     assert str(raised.value) == "environment variable LAKEREP_HOME is empty: unset it, or give it a value"
 
 
+BAD_VALUES = [
+    ("LAKEREP_DRIVER_MEMORY", "lots", "a JVM memory size: digits, then k, m, g or t (6g, 512m)"),
+    ("LAKEREP_DRIVER_MEMORY", "6gb", "a JVM memory size: digits, then k, m, g or t (6g, 512m)"),
+    ("LAKEREP_DRIVER_MEMORY", "0g", "a JVM memory size: digits, then k, m, g or t (6g, 512m)"),
+    ("LAKEREP_SHUFFLE_PARTITIONS", "two", "a whole number of partitions, 1 or more"),
+    ("LAKEREP_SHUFFLE_PARTITIONS", "0", "a whole number of partitions, 1 or more"),
+    ("LAKEREP_SCHEMA", "a.b", "a schema name: letters, digits and underscores, not starting with a digit"),
+    ("LAKEREP_SCHEMA", "1lake", "a schema name: letters, digits and underscores, not starting with a digit"),
+    ("LAKEREP_TARGET", "prod", "an output of profiles.yml: local or thrift"),
+    ("LAKEREP_THRIFT_PORT", "70000", "a TCP port, 1 to 65535"),
+    ("LAKEREP_THRIFT_PORT", "port", "a TCP port, 1 to 65535"),
+]
+
+
+@pytest.mark.parametrize(("name", "value", "form"), BAD_VALUES, ids=lambda item: str(item))
+def test_a_value_not_of_its_variables_form_is_refused(name: str, value: str, form: str):
+    with pytest.raises(ValueError) as raised:
+        check_environment({name: value})
+    assert str(raised.value) == f"environment variable {name} is {value!r}: it must be {form}"
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("LAKEREP_DRIVER_MEMORY", "6g"),
+        ("LAKEREP_DRIVER_MEMORY", "512M"),
+        ("LAKEREP_DRIVER_MEMORY", "4096"),
+        ("LAKEREP_SHUFFLE_PARTITIONS", "8"),
+        ("LAKEREP_SCHEMA", "lakerep_w0"),
+        ("LAKEREP_TARGET", "thrift"),
+        ("LAKEREP_THRIFT_PORT", "65535"),
+    ],
+)
+def test_values_of_their_variables_form_pass(name: str, value: str):
+    check_environment({name: value})
+
+
+def test_every_command_refuses_a_driver_memory_spark_could_not_start_with(tmp_path: Path, monkeypatch):
+    monkeypatch.setenv("LAKEREP_HOME", str(tmp_path / "lake"))
+    monkeypatch.setenv("LAKEREP_DRIVER_MEMORY", "lots")
+    result = CliRunner().invoke(main, ["run", "--session", "s1", "--once"])
+    assert result.exit_code == EXIT_USER_ERROR, result.output
+    assert result.output.splitlines() == [
+        "lakerep: environment variable LAKEREP_DRIVER_MEMORY is 'lots': it must be a JVM memory size: "
+        "digits, then k, m, g or t (6g, 512m)"
+    ]
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_good_values_render_as_they_are(tmp_path: Path):
     settings = spark_settings(
         "local", {"LAKEREP_HOME": str(tmp_path), "LAKEREP_LOG4J": "/etc/x/log4j2.properties"}
