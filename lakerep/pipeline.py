@@ -76,6 +76,10 @@ class CycleResult:
     model_seconds: dict[str, float]
     # (generic test, model tested) -> dbt's status (pass, warn, fail, error) of each data test built
     test_statuses: dict[tuple[str, str], str] = field(default_factory=dict)
+    unit_tests_passed: int = 0  # a failing unit test fails the build
+
+    def unit_tests_line(self) -> str:
+        return f"unit tests of the models' decisions: {self.unit_tests_passed} passed"
 
     def snapshot_comparison_line(self) -> str | None:
         """What the build's snapshot tests found per target (None: none ran). Equal only when
@@ -155,10 +159,12 @@ def run_cycle(
     select: str | None = None,
     capture_only: bool = False,
     run_vars: dict | None = None,
+    unit_tests: bool = True,
 ) -> CycleResult:
     """One pipeline cycle: `dbt build` of the whole project (or `dbt run`: the same models
-    without the data tests; `select` narrows it; `capture_only` leaves Apply out), then the
-    summary of what it read. `run_vars` are dbt vars, such as the session run the cycle belongs to
+    without the data tests; `select` narrows it; `capture_only` leaves Apply out; without
+    `unit_tests` the build leaves them out, as a production cycle does), then the summary of what
+    it read. `run_vars` are dbt vars, such as the session run the cycle belongs to
     (lakerep_run_id; without it each cycle is a run of its own)."""
     spark = lake_session()
     before = highest_staged_batch(spark)
@@ -167,6 +173,7 @@ def run_cycle(
         *(["--select", select] if select else []),
         *(["--exclude", APPLY_MODELS] if capture_only else []),
         *(["--vars", json.dumps(run_vars)] if run_vars else []),
+        *([] if unit_tests or command != "build" else ["--exclude-resource-type", "unit_test"]),
     ]
     outcome = dbt.invoke([command, *selection], quiet=quiet)
     seconds = time.perf_counter() - started
@@ -182,4 +189,9 @@ def run_cycle(
         and getattr(result.node, "test_metadata", None)
         and result.node.attached_node
     }
-    return CycleResult(summarize(spark, before), seconds, model_seconds, test_statuses)
+    unit_tests_passed = sum(
+        1
+        for result in outcome.result.results
+        if result.node.resource_type == "unit_test" and str(result.status) == "pass"
+    )
+    return CycleResult(summarize(spark, before), seconds, model_seconds, test_statuses, unit_tests_passed)

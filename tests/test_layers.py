@@ -9,10 +9,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCE_CALL = re.compile(r"\bsource\(")
-# Operations that write the landing tables (run-operation, never inside a model's SQL).
+# Operations that write the landing tables (run-operation, never inside a model's SQL), and the
+# relation of the Debezium landing table, which staging reads only once `lakerep land` made it.
 MACROS_THAT_WRITE_SOURCES = {
     "macros/landing/lakerep_create_landing_tables.sql",
-    "macros/landing/lakerep_debezium_landing.sql",
+    "macros/landing/lakerep_create_land_tables.sql",
+    "macros/landing/lakerep_debezium_events_relation.sql",
     "macros/apply/lakerep_mark_refresh.sql",
 }
 

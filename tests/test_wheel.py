@@ -54,9 +54,10 @@ for name in sys.argv[2:]:
     if origin is None or not origin.is_relative_to(unpacked):
         failures[name] = f"imported from {origin}, not from the wheel"
 
-demo_unit_tests = None
+demo_unit_tests = []
 if "lakerep.scaffold" not in failures:
-    demo_unit_tests = importlib.import_module("lakerep.scaffold").DEMO_UNIT_TESTS_SOURCE.resolve()
+    scaffold = importlib.import_module("lakerep.scaffold")
+    demo_unit_tests = [demo.source.resolve() for demo in scaffold.DEMO_UNIT_TESTS]
 
 spark_started = False
 if "pyspark" in sys.modules:
@@ -65,8 +66,8 @@ if "pyspark" in sys.modules:
     spark_started = SparkContext._active_spark_context is not None or SparkContext._gateway is not None
 print(json.dumps({
     "failures": failures,
-    "demo_unit_tests": str(demo_unit_tests),
-    "demo_unit_tests_readable": demo_unit_tests is not None and demo_unit_tests.is_file(),
+    "demo_unit_tests": [str(path) for path in demo_unit_tests],
+    "demo_unit_tests_readable": bool(demo_unit_tests) and all(path.is_file() for path in demo_unit_tests),
     "spark_started": spark_started,
 }))
 """
@@ -147,5 +148,5 @@ def test_every_module_imports_from_the_wheel_alone(unpacked_wheel: Path, tmp_pat
         f"  {name}: {failure}" for name, failure in report["failures"].items()
     )
     assert report["demo_unit_tests_readable"], report["demo_unit_tests"]
-    assert Path(report["demo_unit_tests"]).is_relative_to(unpacked_wheel.resolve())
+    assert all(Path(path).is_relative_to(unpacked_wheel.resolve()) for path in report["demo_unit_tests"])
     assert not report["spark_started"], "importing lakerep's modules started Spark"

@@ -96,7 +96,7 @@ def leave_a_killed_runners_lock(home: Path, session: str) -> None:
 
 
 # Settings a runner's statements SET on its SparkSession and RESET after use: the transaction
-# identifiers of an idempotent append (macros/incremental/lakerep_idempotent_append.sql) and
+# identifiers of an idempotent append (macros/incremental/spark__get_merge_sql.sql) and
 # Delta's file skipping (lakerep_file_skipping).
 RUNNER_STATEMENT_SETTINGS = (
     "spark.databricks.delta.write.txnAppId",

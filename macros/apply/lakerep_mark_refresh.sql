@@ -74,7 +74,7 @@
                 who ~ ' rejected: end ' ~ end ~ ' is past the current end of the log (' ~ (log_end or 'empty') ~ ')'
             ) }}
         {%- endif -%}
-        {%- set read_from = lakerep_member_read_start(member) -%}
+        {%- set read_from = _lakerep_member_read_start(member) -%}
         {%- if start < read_from.position -%}
             {{ exceptions.raise_compiler_error(
                 who ~ ' rejected: start ' ~ start ~ ' is before ' ~ read_from.position
@@ -111,7 +111,7 @@
     in pruning_control (the lowest position while that table does not exist yet) and its source's
     CD_OLD_SYNCHPOINT in the register (changes at or before it are gone), if the register exists.
 -#}
-{% macro lakerep_member_read_start(member) %}
+{% macro _lakerep_member_read_start(member) %}
     {%- set lowest = lakerep_lowest_position() | trim -%}
     {%- set synchpoint = lowest -%}
     {%- set cd_old = lowest -%}

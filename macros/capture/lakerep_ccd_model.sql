@@ -4,7 +4,7 @@
     per key, its latest change (a delete stays as a 'D' row); merged on the key, and a change
     replaces the stored one only if it is later, so re-reading a window changes nothing.
     Non-condensed: every change, merged on (INTENTSEQ, OPERATION), reading the stored rows at or
-    above the cycle's lowest position only (lakerep_merge_floor). The stub sets unique_key.
+    above the cycle's lowest position only (_lakerep_merge_floor). The stub sets unique_key.
     Complete (registered ccd_complete): the rows of a source snapshot landed in the window come
     in too, as inserts at the unload start position; every change committed after it is later,
     so the snapshot row gives way to it whatever moment of the unload read the row. An unload
@@ -30,7 +30,7 @@ committed_changes as (
     {{ lakerep_committed_changes(cd_relation, registration, window) }}
     {%- if registration.ccd_complete %}
         union all
-        {{ lakerep_snapshot_rows(registration, window) }}
+        {{ _lakerep_snapshot_rows(registration, window) }}
     {%- endif %}
 ),
 
@@ -104,4 +104,15 @@ ccd_rows as (
 {% endif %}
 
 select * from ccd_rows
+{% endmacro %}
+
+
+{#-
+    SQL of the rows of the snapshots of one registered table landed in the capture window, shaped
+    as CCD rows: IBMSNAP_OPERATION 'I', IBMSNAP_COMMITSEQ and IBMSNAP_INTENTSEQ the position at
+    which the unload started, IBMSNAP_LOGMARKER the landing time, and the typed user columns.
+    Arguments: registration; window — lakerep_capture_window().
+-#}
+{% macro _lakerep_snapshot_rows(registration, window) %}
+    {{ lakerep_snapshot_image_rows(registration, lakerep_in_capture_window(window)) }}
 {% endmacro %}

@@ -8,9 +8,9 @@
     of the new one, both at the update's log position. An update without a before image
     (PostgreSQL's default replica identity writes one only when the key changes) kept its key:
     it stays an update, with null before-image columns. Appended once per cycle when the cycle
-    reads new batches only (lakerep_idempotent_append), else merged on (INTENTSEQ, OPERATION),
+    reads new batches only (_lakerep_idempotent_append), else merged on (INTENTSEQ, OPERATION),
     so re-reading a window adds nothing twice; the merge reads only the CD rows at or above the
-    cycle's lowest position (lakerep_merge_floor).
+    cycle's lowest position (_lakerep_merge_floor).
     A source reading again from its restart tokens (lakerep_source_window) takes every landed
     record at or above its RESTART1, except those of UOWs committed at or before its RESTART2.
     Arguments: source_owner, source_table — the registered table.
@@ -126,42 +126,4 @@ cd_rows as (
 )
 
 select * from cd_rows
-{% endmacro %}
-
-
-{#- A row image (JSON text) parsed into a struct of the registered columns, all as text. -#}
-{% macro lakerep_parse_image(image_column, registration) -%}
-    {%- set fields = [] -%}
-    {%- for column in registration.columns -%}
-        {%- do fields.append('`' ~ column.name ~ '` string') -%}
-    {%- endfor -%}
-    from_json({{ image_column }}, '{{ fields | join(", ") }}')
-{%- endmacro %}
-
-
-{#- One field of a parsed row image, cast to its registered type. -#}
-{% macro lakerep_typed_field(row, column) -%}
-    cast({{ row }}.`{{ column.name }}` as {{ column.data_type }})
-{%- endmacro %}
-
-
-{#- SQL predicate: two parsed row images have the same key. -#}
-{% macro lakerep_same_key(left_row, right_row, registration) -%}
-    {%- set comparisons = [] -%}
-    {%- for key in registration.key_columns -%}
-        {%- do comparisons.append(left_row ~ '.`' ~ key ~ '` <=> ' ~ right_row ~ '.`' ~ key ~ '`') -%}
-    {%- endfor -%}
-    {{ comparisons | join(' and ') if comparisons else 'true' }}
-{%- endmacro %}
-
-
-{#-
-    Pre-hook of the CD and UOW tables: a cold start (SPEC §4) discards their rows before the
-    cycle reads the log again from the restart tokens. Otherwise it renders nothing, and dbt
-    sends no statement for it.
--#}
-{% macro lakerep_discard_on_cold_start() %}
-    {%- if is_incremental() and lakerep_capture_window().cold_start -%}
-        delete from {{ this }}
-    {%- endif -%}
 {% endmacro %}

@@ -8,28 +8,3 @@
 {% macro lakerep_registrations() %}
     {{ return(lakerep_registration_declarations()) }}
 {% endmacro %}
-
-
-{#- SQL predicate: true when the owner/table columns name a registered source table. -#}
-{% macro lakerep_is_registered(owner_column, table_column) %}
-    {%- set names = [] -%}
-    {%- for registration in lakerep_registrations() -%}
-        {%- do names.append("'" ~ registration.source_owner ~ "." ~ registration.source_table ~ "'") -%}
-    {%- endfor -%}
-    {%- if names -%}
-        coalesce(concat({{ owner_column }}, '.', {{ table_column }}) in ({{ names | join(', ') }}), false)
-    {%- else -%}
-        false
-    {%- endif -%}
-{% endmacro %}
-
-
-{#- SQL of one row per registered source table: source_owner, source_table. -#}
-{% macro lakerep_registered_sources() %}
-    {% for registration in lakerep_registrations() %}
-        select
-            {{ lakerep_string_literal(registration.source_owner) }} as source_owner,
-            {{ lakerep_string_literal(registration.source_table) }} as source_table
-        {{ 'union all' if not loop.last }}
-    {% endfor %}
-{% endmacro %}

@@ -30,39 +30,3 @@
         where false
     {%- endif %}
 {% endmacro %}
-
-
-{#-
-    SQL boolean: the last capture cycle started (it has capture_window rows) but never wrote its
-    commit record (capture_cycles): it was cut off, and the next invocation finishes it.
--#}
-{% macro lakerep_cycle_cut_off() -%}
-    {%- set windows = lakerep_control_relation('capture_window') -%}
-    {%- set cycles = lakerep_control_relation('capture_cycles') -%}
-    {%- if windows is none -%}
-        false
-    {%- else -%}
-        coalesce(
-            (select max(cycle_number) from {{ windows }})
-            > {% if cycles is none %}0{% else %}(select coalesce(max(cycle_number), 0) from {{ cycles }}){% endif %},
-            false
-        )
-    {%- endif -%}
-{%- endmacro %}
-
-
-{#-
-    A relation of this project by name (in the control schema, or the custom schema given), or
-    none when it does not exist yet: for the tables a cycle reads at its start and writes later
-    in the cycle, which a ref would turn into a loop in the DAG.
--#}
-{% macro lakerep_control_relation(identifier, schema='control') %}
-    {%- if not execute -%}
-        {{ return(none) }}
-    {%- endif -%}
-    {{ return(adapter.get_relation(
-        database=this.database,
-        schema=generate_schema_name(schema, none),
-        identifier=identifier,
-    )) }}
-{% endmacro %}

@@ -42,32 +42,3 @@
         'overrides': overrides,
     }) }}
 {% endmacro %}
-
-
-{#- Stops the model with the refusal of the run's restart decision, if it was refused. -#}
-{% macro lakerep_stop_if_refused(run) %}
-    {%- if execute -%}
-        {%- set refusals = run_query(
-            'select refusal from ' ~ ref('restart_decisions')
-            ~ ' where refusal is not null and run_id = ' ~ lakerep_string_literal(run.run_id)
-            ~ ' and session_name = ' ~ lakerep_string_literal(run.session_name)
-        ).rows -%}
-        {%- if refusals -%}
-            {{ exceptions.raise_compiler_error(refusals[0][0]) }}
-        {%- endif -%}
-    {%- endif -%}
-{% endmacro %}
-
-
-{#- True once the run's restart decision is recorded (restart_decisions, on its later cycles). -#}
-{% macro lakerep_run_has_decided(run) %}
-    {%- if not (execute and is_incremental()) -%}
-        {{ return(false) }}
-    {%- endif -%}
-    {%- set rows = run_query(
-        'select 1 from ' ~ this
-        ~ ' where session_name = ' ~ lakerep_string_literal(run.session_name)
-        ~ ' and run_id = ' ~ lakerep_string_literal(run.run_id) ~ ' limit 1'
-    ).rows -%}
-    {{ return(rows | length > 0) }}
-{% endmacro %}

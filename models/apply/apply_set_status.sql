@@ -5,7 +5,7 @@
     needs a refresh its source's DISABLE_REFRESH forbids), WAITING (a member waits for a source
     snapshot), STOPPED (an operational error outside a refresh window, in a set whose policy is
     stop), else APPLIED. Targets are written only in an APPLIED cycle. A view: the targets, their
-    pre-hooks and apply_exceptions read it once per invocation (lakerep_set_status), so nothing
+    pre-hooks and apply_exceptions read it once per invocation (_lakerep_set_status), so nothing
     has to be stored; its inputs, the current plan and change models, are fixed once it runs.
 -#}
 

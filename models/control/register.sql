@@ -80,8 +80,8 @@ registrations as (
     {% for entry in registered_models %}
         {%- set registration = lakerep_registration(entry.source_owner, entry.source_table) %}
         select
-            {{ lakerep_string_literal(registration.source_owner) }} as source_owner,
-            {{ lakerep_string_literal(registration.source_table) }} as source_table,
+            {{ lakerep_string_literal(entry.source_owner) }} as source_owner,
+            {{ lakerep_string_literal(entry.source_table) }} as source_table,
             {{ lakerep_string_literal(entry.cd.schema) }} as cd_owner,
             {{ lakerep_string_literal(entry.cd.identifier) }} as cd_table,
             {{ lakerep_string_literal(entry.ccd.schema) }} as ccd_owner,
@@ -91,7 +91,7 @@ registrations as (
             '{{ "Y" if registration.ccd_complete else "N" }}' as ccd_complete,
             {{ lakerep_string_literal(registration.before_image_prefix) }} as before_img_prefix,
             '{{ "Y" if registration.key_updates_as_delete_insert else "N" }}' as partition_keys_chg,
-            {{ lakerep_string_literal(lakerep_source_window(window, registration).restart2) }} as read_after
+            {{ lakerep_string_literal(lakerep_source_window(window, entry).restart2) }} as read_after
         {{ 'union all' if not loop.last }}
     {% endfor %}
 ),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -13,7 +14,15 @@ import yaml
 from lakerep import PROJECT_DIR
 from lakerep.registrations import DECLARATION_PATH as REGISTRATIONS_PATH
 from lakerep.registrations import load_registrations
-from lakerep.scaffold import CONTRACTS_FILE, before_image_columns, ccd_model_name, cd_model_name, scaffold
+from lakerep.scaffold import (
+    APPLY_CONTRACTS_FILE,
+    CONTRACTS_FILE,
+    GENERATED_DIRS,
+    before_image_columns,
+    ccd_model_name,
+    cd_model_name,
+    scaffold,
+)
 from lakerep.subscriptions import DECLARATION_PATH as SUBSCRIPTIONS_PATH
 
 
@@ -37,6 +46,31 @@ def test_a_new_registration_gets_its_models_and_a_removed_one_loses_them(tmp_pat
     assert Path("models/capture/cd/cd_gone__table.sql") in written
 
 
+def test_each_generated_models_description_names_the_macro_that_holds_its_logic():
+    """Issue 25: an analyst reading the docs knows where to look."""
+    logic_in = re.compile(r"Its logic is in macro (\w+) \((macros/\w+/\w+\.sql)\)\.$")
+    described = {}
+    for contracts in (CONTRACTS_FILE, APPLY_CONTRACTS_FILE):
+        for model in yaml.safe_load((PROJECT_DIR / contracts).read_text(encoding="utf-8"))["models"]:
+            described[model["name"]] = " ".join(model["description"].split())
+    stubs = [
+        path
+        for folder in GENERATED_DIRS
+        if folder.parts[0] == "models"
+        for path in (PROJECT_DIR / folder).glob("*.sql")
+    ]
+    assert stubs and {stub.stem for stub in stubs} <= set(described)
+    for stub in stubs:
+        named = logic_in.search(described[stub.stem])
+        assert named, f"{stub.stem}: its description names no macro file: {described[stub.stem]!r}"
+        macro, macro_file = named.groups()
+        assert Path(macro_file).stem == macro
+        assert re.search(
+            rf"{{%-?\s*macro\s+{macro}\(", (PROJECT_DIR / macro_file).read_text(encoding="utf-8")
+        ), f"{stub.stem}: {macro_file} does not define {macro}"
+        assert f"{{{{ {macro}(" in stub.read_text(encoding="utf-8"), f"{stub.stem} does not call {macro}"
+
+
 def test_contracts_declare_every_registered_column_with_its_type():
     contracts = yaml.safe_load((PROJECT_DIR / CONTRACTS_FILE).read_text(encoding="utf-8"))
     models = {model["name"]: model for model in contracts["models"]}
@@ -53,10 +87,11 @@ def test_contracts_declare_every_registered_column_with_its_type():
 def test_a_project_without_the_demos_tables_parses(tmp_path: Path):
     """Issue 23: a user's own tables instead of the demo's; the demo's unit tests go with them."""
     from lakerep.bench_wide import copy_project
-    from lakerep.scaffold import DEMO_UNIT_TESTS_FILE
+    from lakerep.scaffold import DEMO_UNIT_TESTS
 
     project = copy_project(tmp_path / "project")
-    assert (project / DEMO_UNIT_TESTS_FILE).exists()
+    demo_files = [demo.generated for demo in DEMO_UNIT_TESTS]
+    assert all((project / path).exists() for path in demo_files)
     accounts = {
         "name": "accounts",
         "config": {"meta": {"lakerep": {
@@ -76,7 +111,8 @@ def test_a_project_without_the_demos_tables_parses(tmp_path: Path):
     )
 
     written = scaffold(project)
-    assert DEMO_UNIT_TESTS_FILE in written and not (project / DEMO_UNIT_TESTS_FILE).exists()
+    assert set(demo_files) <= set(written)
+    assert not any((project / path).exists() for path in demo_files)
     assert not list((project / "models/capture/cd").glob("cd_sales__*"))
     parsed = subprocess.run(
         [str(Path(sys.executable).parent / "dbt"), "parse", "--project-dir", str(project),

@@ -11,8 +11,10 @@ import json
 import re
 from contextlib import contextmanager
 from datetime import datetime
+from pathlib import Path
 
 import pytest
+import yaml
 from click.testing import CliRunner
 
 from lakerep import dbt
@@ -28,6 +30,15 @@ SOURCE_LOG = "lakerep_raw.source_log"
 @pytest.fixture(scope="module")
 def demo(spark):
     return CliRunner().invoke(main, ["demo", "--records", "1200", "--batch-records", "400"])
+
+
+def test_the_demos_first_build_runs_every_unit_test_and_they_pass(demo):
+    declared = sum(
+        len(yaml.safe_load(path.read_text()).get("unit_tests") or [])
+        for path in (Path(__file__).resolve().parents[2] / "models").rglob("*.yml")
+    )
+    assert declared >= 34  # restart decisions, CD and CCD, Apply's plan and changes, staging, control
+    assert f"unit tests of the models' decisions: {declared} passed" in demo.output, demo.output
 
 
 def test_the_demo_compares_its_targets_with_a_consistent_snapshot_and_warns_of_the_rest(demo):

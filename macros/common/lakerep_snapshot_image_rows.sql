@@ -1,0 +1,30 @@
+{#-
+    SQL of the rows of the landed snapshots of one registered table that the SQL predicate picks
+    (over stg_source_snapshot), shaped as CCD rows: IBMSNAP_OPERATION 'I', IBMSNAP_COMMITSEQ and
+    IBMSNAP_INTENTSEQ the position at which the unload started, IBMSNAP_LOGMARKER the landing
+    time, and the typed user columns. The row without an image that stands for an empty table's
+    unload is no row. Shared by Capture (a complete CCD's snapshot rows) and Apply (a refresh's
+    rows, the comparison with a snapshot). Arguments: registration; predicate — SQL over
+    stg_source_snapshot's columns.
+-#}
+{% macro lakerep_snapshot_image_rows(registration, predicate) %}
+    select
+        unload_start_position as IBMSNAP_COMMITSEQ,
+        unload_start_position as IBMSNAP_INTENTSEQ,
+        'I' as IBMSNAP_OPERATION,
+        landed_at as IBMSNAP_LOGMARKER,
+        {%- for column in registration.columns %}
+            {{ lakerep_typed_field('snapshot_row', column) }} as `{{ column.name }}`{{ ',' if not loop.last }}
+        {%- endfor %}
+    from (
+        select
+            *,
+            {{ lakerep_parse_image('row_image', registration) }} as snapshot_row
+        from {{ ref('stg_source_snapshot') }}
+        where
+            {{ predicate }}
+            and row_image is not null
+            and source_owner = {{ lakerep_string_literal(registration.source_owner) }}
+            and source_table = {{ lakerep_string_literal(registration.source_table) }}
+    ) as parsed
+{% endmacro %}

@@ -1,0 +1,12 @@
+{#- True once the run's restart decision is recorded (restart_decisions, on its later cycles). -#}
+{% macro lakerep_run_has_decided(run) %}
+    {%- if not (execute and is_incremental()) -%}
+        {{ return(false) }}
+    {%- endif -%}
+    {%- set rows = run_query(
+        'select 1 from ' ~ this
+        ~ ' where session_name = ' ~ lakerep_string_literal(run.session_name)
+        ~ ' and run_id = ' ~ lakerep_string_literal(run.run_id) ~ ' limit 1'
+    ).rows -%}
+    {{ return(rows | length > 0) }}
+{% endmacro %}
