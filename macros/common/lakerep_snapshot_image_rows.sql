@@ -3,9 +3,11 @@
     (over stg_source_snapshot), shaped as CCD rows: IBMSNAP_OPERATION 'I', IBMSNAP_COMMITSEQ and
     IBMSNAP_INTENTSEQ the position at which the unload started, IBMSNAP_LOGMARKER the landing
     time, and the typed user columns. The row without an image that stands for an empty table's
-    unload is no row. Shared by Capture (a complete CCD's snapshot rows) and Apply (a refresh's
-    rows, the comparison with a snapshot). Arguments: registration; predicate — SQL over
-    stg_source_snapshot's columns.
+    unload is no row. A snapshot landed valid more than once (a landing repeated) gives the rows
+    of its latest landing among those the predicate picks, once: validation judges each landing
+    on its own, and the same unload's rows twice would load or compare every row twice. Shared
+    by Capture (a complete CCD's snapshot rows) and Apply (a refresh's rows, the comparison with
+    a snapshot). Arguments: registration; predicate — SQL over stg_source_snapshot's columns.
 -#}
 {% macro lakerep_snapshot_image_rows(registration, predicate) %}
     select
@@ -20,11 +22,16 @@
         select
             *,
             {{ lakerep_parse_image('row_image', registration) }} as snapshot_row
-        from {{ ref('stg_source_snapshot') }}
-        where
-            {{ predicate }}
-            and row_image is not null
-            and source_owner = {{ lakerep_string_literal(registration.source_owner) }}
-            and source_table = {{ lakerep_string_literal(registration.source_table) }}
+        from (
+            select
+                *,
+                max(landing_batch) over (partition by snapshot_id) as latest_landing
+            from {{ ref('stg_source_snapshot') }}
+            where
+                {{ predicate }}
+                and source_owner = {{ lakerep_string_literal(registration.source_owner) }}
+                and source_table = {{ lakerep_string_literal(registration.source_table) }}
+        ) as landings
+        where landing_batch = latest_landing and row_image is not null
     ) as parsed
 {% endmacro %}

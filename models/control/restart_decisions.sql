@@ -16,7 +16,7 @@
 -#}
 
 {%- set run = lakerep_run() %}
-{%- set lag_limit_minutes = var('lag_limit') | int %}
+{%- set lag_limit_minutes = lakerep_whole_minutes_var('lag_limit') %}
 
 with
 

@@ -33,6 +33,7 @@ REGISTERED = {"SALES.ORDERS", "SALES.CUSTOMERS"}
 T1 = "0000000000000001A2B0"
 T2 = "0000000000000001A2F8"
 RETENTION_MACRO = PROJECT_DIR / "macros" / "apply" / "lakerep_retention_cutoff.sql"
+MINUTES_MACRO = PROJECT_DIR / "macros" / "common" / "lakerep_whole_minutes_var.sql"
 
 
 @pytest.fixture(autouse=True)
@@ -255,9 +256,10 @@ def test_a_retention_limit_option_past_what_a_timedelta_holds_is_refused(home: P
     assert error_lines(result) == [f"Error: Invalid value for '--retention-limit': {reason}"]
 
 
-def retention_cutoff(limit: object, synchtime: datetime.datetime) -> str:
-    """What the lakerep_retention_cutoff macro returns with var retention_limit = limit, rendered by
-    dbt's Jinja environment with dbt's context functions it calls."""
+def call_macro(path: Path, name: str, variables: dict, *args: object) -> object:
+    """What the macro `name` of the file at `path` returns, rendered by dbt's Jinja environment
+    with the dbt context functions these macros call (`var` reads `variables`), and the project's
+    lakerep_whole_minutes_var callable as dbt makes a macro callable (its return() is its value)."""
 
     def macro_return(value):
         raise MacroReturn(value)
@@ -266,16 +268,25 @@ def retention_cutoff(limit: object, synchtime: datetime.datetime) -> str:
         raise CompilationError(message)
 
     context = {
-        "var": {"retention_limit": limit}.__getitem__,
+        "execute": True,
+        "var": variables.__getitem__,
         "modules": types.SimpleNamespace(datetime=datetime, re=re),
         "exceptions": types.SimpleNamespace(raise_compiler_error=raise_compiler_error),
         "return": macro_return,
         "tojson": json.dumps,
+        "lakerep_whole_minutes_var": lambda *inner: call_macro(
+            MINUTES_MACRO, "lakerep_whole_minutes_var", variables, *inner
+        ),
     }
-    template = get_environment().from_string(RETENTION_MACRO.read_text(encoding="utf-8"), globals=context)
+    template = get_environment().from_string(path.read_text(encoding="utf-8"), globals=context)
     with pytest.raises(MacroReturn) as returned:
-        getattr(template.module, get_dbt_macro_name("lakerep_retention_cutoff"))(synchtime)
+        getattr(template.module, get_dbt_macro_name(name))(*args)
     return returned.value.value
+
+
+def retention_cutoff(limit: object, synchtime: datetime.datetime) -> str:
+    """What the lakerep_retention_cutoff macro returns with var retention_limit = limit."""
+    return call_macro(RETENTION_MACRO, "lakerep_retention_cutoff", {"retention_limit": limit}, synchtime)
 
 
 SYNCHTIME = datetime.datetime(2026, 1, 1, 4, 2, 50)
@@ -336,11 +347,37 @@ def test_a_retention_limit_var_that_is_no_whole_number_of_minutes_is_a_compile_e
     )
 
 
-def test_only_the_cutoff_macro_reads_the_retention_limit_var():
+def test_a_lag_limit_var_that_is_no_whole_number_of_minutes_is_a_compile_error():
+    """restart_decisions reads LAG_LIMIT through the same check (it took `| int`: "abc" was 0,
+    and every warm start was refused as more than 0 minutes behind)."""
+    assert call_macro(MINUTES_MACRO, "lakerep_whole_minutes_var", {"lag_limit": "30"}, "lag_limit") == 30
+    for value, shown in (("abc", '"abc"'), (-5, "-5"), (2.5, "2.5")):
+        with pytest.raises(CompilationError) as raised:
+            call_macro(MINUTES_MACRO, "lakerep_whole_minutes_var", {"lag_limit": value}, "lag_limit")
+        assert raised.value.msg == (
+            f"var lag_limit must be a whole number of minutes from 0 to {MAX_RETENTION_LIMIT}, not {shown}"
+        )
+
+
+@pytest.mark.parametrize("name", ["retention_limit", "lag_limit"])
+def test_a_minutes_var_is_read_only_through_its_check(name: str):
     readers = [
         path.relative_to(PROJECT_DIR).as_posix()
         for folder in ("macros", "models")
         for path in sorted((PROJECT_DIR / folder).rglob("*.sql"))
-        if "var('retention_limit')" in path.read_text(encoding="utf-8")
+        if re.search(rf"\bvar\(\s*['\"]{name}['\"]", path.read_text(encoding="utf-8"))
     ]
-    assert readers == ["macros/apply/lakerep_retention_cutoff.sql"]
+    assert readers == []
+    callers = [
+        path.relative_to(PROJECT_DIR).as_posix()
+        for folder in ("macros", "models")
+        for path in sorted((PROJECT_DIR / folder).rglob("*.sql"))
+        if f"lakerep_whole_minutes_var('{name}')" in path.read_text(encoding="utf-8")
+    ]
+    assert (
+        callers
+        == {
+            "retention_limit": ["macros/apply/lakerep_retention_cutoff.sql"],
+            "lag_limit": ["models/control/restart_decisions.sql"],
+        }[name]
+    )
