@@ -32,7 +32,8 @@ def profile_outputs() -> list[str]:
 _WHOLE_NUMBER = re.compile(r"[1-9][0-9]*")
 VALUE_RULES: dict[str, tuple[Callable[[str], bool], str | Callable[[], str]]] = {
     "LAKEREP_DRIVER_MEMORY": (
-        re.compile(r"[1-9][0-9]*[kKmMgGtT]?").fullmatch,
+        # A unit is required: Spark's launcher passes the value to -Xmx as it is (4096 is bytes).
+        re.compile(r"[1-9][0-9]*[kKmMgGtT]").fullmatch,
         "a JVM memory size: digits, then k, m, g or t (6g, 512m)",
     ),
     "LAKEREP_SHUFFLE_PARTITIONS": (_WHOLE_NUMBER.fullmatch, "a whole number of partitions, 1 or more"),

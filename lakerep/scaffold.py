@@ -15,6 +15,7 @@ its logic. Generated files that nothing declares any more are removed.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -77,6 +78,11 @@ DEMO_UNIT_TESTS = (
 )
 
 
+# Names only generated models have (CD and CCD models, change models): a unit test's input of
+# such a name exists only while the declarations generate it.
+GENERATED_MODEL_PREFIXES = ("cd_", "ccd_", "apply_changes__")
+
+
 def logic_in(macro_file: Path) -> str:
     """The sentence of a generated model's description that names the macro holding its logic."""
     return f"Its logic is in macro {macro_file.stem} ({macro_file.as_posix()})."
@@ -124,11 +130,19 @@ def expected_files(registrations: dict[str, Registration], members: list[Member]
 
 
 def demo_unit_tests(demo: DemoUnitTests, generated_models: set[str]) -> str | None:
-    """The text of one file of the demo's unit tests, or None when a model they test is not among
-    the generated models of the project's declarations."""
+    """The text of one file of the demo's unit tests, or None when a model they test, or a
+    generated model they give rows of (a CD model: the member's source), is not among the
+    generated models of the project's declarations."""
     text = demo.source.read_text(encoding="utf-8")
-    tested = {test["model"] for test in yaml.safe_load(text)["unit_tests"]}
-    if not tested <= generated_models:
+    tests = yaml.safe_load(text)["unit_tests"]
+    needed = {test["model"] for test in tests} | {
+        name
+        for test in tests
+        for given in test.get("given", [])
+        for name in re.findall(r"ref\('(\w+)'\)", given["input"])
+        if name.startswith(GENERATED_MODEL_PREFIXES)
+    }
+    if not needed <= generated_models:
         return None
     return f"# {demo.header()}\n{text}"
 

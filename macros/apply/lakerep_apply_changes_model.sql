@@ -8,8 +8,8 @@
     the target's rows (the snapshot's, on a refresh): an insert of an existing key, or an update
     or delete of a missing one, is an operational error; committed up to the plan's
     mitigate_through it is reworked instead (the error-mitigation filter: the insert becomes an
-    update, the update or delete is suppressed). Either way the key ends as its last change
-    says. A key update without a delete/insert pair (before images only) becomes a delete of the
+    update, the update of a missing key an insert of its after image, the delete of a missing key
+    nothing). Either way the key ends as its last change says. A key update without a delete/insert pair (before images only) becomes a delete of the
     old key and an insert of the new one; an update without a before image kept its key. For a CCD target every change is a row to append.
     A cycle in which the member cannot change its target (lakerep_member_changes_this_cycle)
     leaves the table as it is: its rows carry the apply_cycle that wrote them, and its readers

@@ -1,4 +1,7 @@
-{#- One source's part of the window: its restart tokens and where it reads again from (or none). -#}
+{#-
+    One source's part of the window: its restart tokens and where it reads again from (or none).
+    `registration`: anything with source_owner and source_table.
+-#}
 {% macro lakerep_source_window(window, registration) %}
     {{ return(window.get('sources', {}).get(
         registration.source_owner ~ '.' ~ registration.source_table,

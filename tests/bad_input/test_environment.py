@@ -91,6 +91,7 @@ BAD_VALUES = [
     ("LAKEREP_DRIVER_MEMORY", "lots", "a JVM memory size: digits, then k, m, g or t (6g, 512m)"),
     ("LAKEREP_DRIVER_MEMORY", "6gb", "a JVM memory size: digits, then k, m, g or t (6g, 512m)"),
     ("LAKEREP_DRIVER_MEMORY", "0g", "a JVM memory size: digits, then k, m, g or t (6g, 512m)"),
+    ("LAKEREP_DRIVER_MEMORY", "4096", "a JVM memory size: digits, then k, m, g or t (6g, 512m)"),
     ("LAKEREP_SHUFFLE_PARTITIONS", "two", "a whole number of partitions, 1 or more"),
     ("LAKEREP_SHUFFLE_PARTITIONS", "0", "a whole number of partitions, 1 or more"),
     ("LAKEREP_SCHEMA", "a.b", "a schema name: letters, digits and underscores, not starting with a digit"),
@@ -113,7 +114,7 @@ def test_a_value_not_of_its_variables_form_is_refused(name: str, value: str, for
     [
         ("LAKEREP_DRIVER_MEMORY", "6g"),
         ("LAKEREP_DRIVER_MEMORY", "512M"),
-        ("LAKEREP_DRIVER_MEMORY", "4096"),
+        ("LAKEREP_DRIVER_MEMORY", "4096m"),
         ("LAKEREP_SHUFFLE_PARTITIONS", "8"),
         ("LAKEREP_SCHEMA", "lakerep_w0"),
         ("LAKEREP_TARGET", "thrift"),
