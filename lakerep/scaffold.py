@@ -41,7 +41,8 @@ CONTRACTS_FILE = Path("models/capture/_registered__models.yml")
 APPLY_CONTRACTS_FILE = Path("models/apply/_subscribed__models.yml")
 GENERATED_MACROS_DIR = Path("macros/generated")
 GENERATED_MACROS_DOC = GENERATED_MACROS_DIR / "_generated__macros.yml"
-GENERATED_DIRS = (CD_DIR, CCD_DIR, TARGETS_DIR, CHANGES_DIR, GENERATED_MACROS_DIR)
+MODEL_DIRS = (CD_DIR, CCD_DIR, TARGETS_DIR, CHANGES_DIR)  # the generated models' folders
+GENERATED_DIRS = (*MODEL_DIRS, GENERATED_MACROS_DIR)
 # The macro that holds each generated model's logic (the model is a stub that calls it; its
 # description names it): macros/<family>/<macro>.sql.
 CD_MACRO = Path("macros/capture/lakerep_cd_model.sql")
@@ -78,11 +79,6 @@ DEMO_UNIT_TESTS = (
 )
 
 
-# Names only generated models have (CD and CCD models, change models): a unit test's input of
-# such a name exists only while the declarations generate it.
-GENERATED_MODEL_PREFIXES = ("cd_", "ccd_", "apply_changes__")
-
-
 def logic_in(macro_file: Path) -> str:
     """The sentence of a generated model's description that names the macro holding its logic."""
     return f"Its logic is in macro {macro_file.stem} ({macro_file.as_posix()})."
@@ -114,25 +110,27 @@ def expected_files(registrations: dict[str, Registration], members: list[Member]
         files[GENERATED_MACROS_DIR / f"{macro.name}.sql"] = macro.file_text()
     files[GENERATED_MACROS_DOC] = _generated_macros_doc(generated_macros)
     files.update(apply_files(members))
-    generated_models = {
-        *(
-            name(registration)
-            for registration in registrations.values()
-            for name in (cd_model_name, ccd_model_name)
-        ),
-        *(model for member in members for model in (member.changes_model, member.target_table)),
-    }
+    models = {path.stem for path in files if path.parent in MODEL_DIRS} | handwritten_models()
     for demo in DEMO_UNIT_TESTS:
-        demo_tests = demo_unit_tests(demo, generated_models)
+        demo_tests = demo_unit_tests(demo, models)
         if demo_tests is not None:
             files[demo.generated] = demo_tests
     return files
 
 
-def demo_unit_tests(demo: DemoUnitTests, generated_models: set[str]) -> str | None:
-    """The text of one file of the demo's unit tests, or None when a model they test, or a
-    generated model they give rows of (a CD model: the member's source), is not among the
-    generated models of the project's declarations."""
+def handwritten_models() -> set[str]:
+    """The names of the project's models that scaffold does not write."""
+    return {
+        path.stem
+        for path in (PROJECT_DIR / "models").rglob("*.sql")
+        if not any(path.is_relative_to(PROJECT_DIR / folder) for folder in MODEL_DIRS)
+    }
+
+
+def demo_unit_tests(demo: DemoUnitTests, models: set[str]) -> str | None:
+    """The text of one file of the demo's unit tests, or None when a model they test or give rows
+    of (a CD model: the member's source) is not among `models`, the project's models once its
+    declarations are generated."""
     text = demo.source.read_text(encoding="utf-8")
     tests = yaml.safe_load(text)["unit_tests"]
     needed = {test["model"] for test in tests} | {
@@ -140,9 +138,8 @@ def demo_unit_tests(demo: DemoUnitTests, generated_models: set[str]) -> str | No
         for test in tests
         for given in test.get("given", [])
         for name in re.findall(r"ref\('(\w+)'\)", given["input"])
-        if name.startswith(GENERATED_MODEL_PREFIXES)
     }
-    if not needed <= generated_models:
+    if not needed <= models:
         return None
     return f"# {demo.header()}\n{text}"
 
