@@ -19,6 +19,26 @@
 {%- endmaterialization %}
 
 
+{#-
+    The capture_prune model's (SPEC §6): the project's incremental append of the prune's log rows,
+    which raise CD_OLD_SYNCHPOINT in the register view, then the deletes they announce, a
+    statement per table in dbt's log (lakerep_prune_plan's delete_sql). Nothing is written while
+    the model compiles, and a prune cut off between the two leaves a gap to refresh, never a hole.
+-#}
+{% materialization prune, adapter='spark' -%}
+    {%- if _lakerep_skips_this_cycle() -%}
+        {{ return(_lakerep_skip()) }}
+    {%- endif -%}
+    {%- set result = _lakerep_with_file_skipping(dbt.materialization_incremental_spark) -%}
+    {%- for step in lakerep_prune_plan() -%}
+        {%- call statement('lakerep_prune_' ~ step.table_name) -%}
+            {{ step.delete_sql }}
+        {%- endcall -%}
+    {%- endfor -%}
+    {{ return(result) }}
+{%- endmaterialization %}
+
+
 {% materialization test, adapter='spark' -%}
     {{ return(_lakerep_with_file_skipping(dbt.materialization_test_default)) }}
 {%- endmaterialization %}

@@ -2,8 +2,8 @@
     Generic data test: each change of a CCD (the column tested, its commit position) belongs to a
     UOW that `to` (the UOW table) holds, when the change is committed after the register's
     CD_OLD_SYNCHPOINT of the CCD's source. A prune deletes no UOW above any source's
-    CD_OLD_SYNCHPOINT (lakerep_prune_changes raises it first, past every UOW it deletes by
-    position or by RETENTION_LIMIT), and a cold start raises it past the UOWs it drops, while a
+    CD_OLD_SYNCHPOINT (it logs the raise in capture_prune, which the register view reads, before
+    it deletes a UOW, past every UOW it deletes by position or by RETENTION_LIMIT), and a cold start raises it past the UOWs it drops, while a
     CCD keeps its history: dbt's `relationships` test asked about every row, so it failed on
     every lake pruned once and stopped a session's next cycle with data tests. A complete CCD's
     snapshot rows (IBMSNAP_INTENTSEQ = IBMSNAP_COMMITSEQ, the unload's start: no change has its

@@ -1,6 +1,6 @@
 {{
     config(
-        materialized='incremental',
+        materialized='prune',
         incremental_strategy='append',
         on_schema_change='fail',
         lakerep_writes_if='pruning',
@@ -9,29 +9,26 @@
 
 {#-
     Pruning (SPEC §6): when var lakerep_prune is true (the runner sets it every PRUNE_INTERVAL;
-    `lakerep prune` on demand), this model prunes the CD and UOW tables
-    (lakerep_prune_changes, after Apply has moved pruning control) and appends one row per
-    table saying what went. Otherwise it appends nothing. Only `dbt run` and `dbt build` prune:
-    compiling the project never deletes.
+    `lakerep prune` on demand), this model appends one row per CD table and the UOW table saying
+    what the prune takes (lakerep_prune_plan), and then its materialization (prune, in
+    macros/incremental/materializations.sql) deletes those rows, a statement per table. The
+    register view takes CD_OLD_SYNCHPOINT from these rows, so it rises before any row goes.
+    Otherwise the model writes nothing. It runs after Capture, before Apply: it reads
+    pruning_control and the register view as relations (the register view reads this model).
 -#}
 
--- depends_on: {{ ref('pruning_control') }}
--- depends_on: {{ ref('register') }}
+-- depends_on: {{ ref('capture_register') }}
 -- depends_on: {{ ref('uow') }}
 -- depends_on: {{ ref('uow_rollbacks') }}
 {%- for entry in lakerep_registered_models() %}
 -- depends_on: {{ entry.cd }}
+-- depends_on: {{ entry.ccd }}
 {%- endfor %}
-
-{%- set pruned = [] %}
-{%- if execute and var('lakerep_prune', false) and flags.WHICH in ['run', 'build'] %}
-    {%- set pruned = lakerep_prune_changes() %}
-{%- endif %}
 
 with
 
 pruned as (
-    {% for table in pruned %}
+    {% for table in lakerep_prune_plan() %}
         select
             current_timestamp() as pruned_at,
             {{ lakerep_string_literal(table.table_owner) }} as table_owner,

@@ -34,7 +34,7 @@ global_record as (
     select
         SYNCHPOINT as capture_synchpoint,
         SYNCHTIME as capture_synchtime
-    from {{ ref('register') }}
+    from {{ ref('capture_register') }}
     where GLOBAL_RECORD = 'Y'
 ),
 

@@ -146,7 +146,7 @@ def test_a_moved_register_synchpoint_fails_the_register_check(spark, scenario):
     assert_fails(
         lambda: checks.check_register(spark, scenario.workload),
         spark,
-        "register",
+        "capture_register",
         f"update {{table}} set SYNCHPOINT = '{FIRST_POSITION}' where GLOBAL_RECORD = 'Y'",
         f"register SYNCHPOINT {FIRST_POSITION}, but the last commit landed is",
     )
@@ -312,7 +312,7 @@ def test_a_prune_past_a_member_fails_the_prune_check_naming_the_source(spark, sc
     assert_fails(
         lambda: checks.check_prune_keeps_what_members_need(spark, bounds),
         spark,
-        "register",
+        "capture_register",
         f"update {{table}} set CD_OLD_SYNCHPOINT = '{LAST_POSITION}' "
         "where SOURCE_OWNER = 'INVENTORY' and SOURCE_TABLE = 'STOCK'",
         rf"past the members: .*'INVENTORY.STOCK': \('{LAST_POSITION}'",
