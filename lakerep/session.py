@@ -200,9 +200,9 @@ def cycle_prunes(
     start: SessionStart, *, first_cycle: bool, now: float, last_prune: float, interval: float
 ) -> bool:
     """Whether this cycle of a run prunes (var lakerep_prune): a continuous run's cycle, never its
-    first, once the prune is due. A capture-only run never prunes: the prune (capture_prune) is an
-    Apply model, which such a run leaves out, and what it may remove follows Apply's progress
-    (pruning_control), so the prune waits for a run with Apply; its timer is not reset meanwhile."""
+    first, once the prune is due. A capture-only run never prunes: what the prune (capture_prune)
+    may remove follows Apply's progress (pruning_control), which such a run does not make, so the
+    prune waits for a run with Apply; its timer is not reset meanwhile."""
     continuous = not start.once and start.start_type != "recover"
     return continuous and not start.capture_only and not first_cycle and prune_due(now, last_prune, interval)
 

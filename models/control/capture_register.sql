@@ -21,6 +21,10 @@
 
 {%- set window = lakerep_capture_window() %}
 {%- set registered_models = lakerep_registered_models() %}
+{#- A lake written before this model existed kept these rows, prunes' raises included, in a
+    register table (now the register view): the first build takes them from there. #}
+{%- set register_table = lakerep_control_relation('register') %}
+{%- set register_table = register_table if register_table is not none and not register_table.is_view else none %}
 
 with
 
@@ -43,7 +47,7 @@ previous as (
         ['CD_NEW_SYNCHPOINT', 'CD_NEW_SYNCHPOINT', 'string'],
         ['SYNCHPOINT', 'SYNCHPOINT', 'string'],
         ['SYNCHTIME', 'SYNCHTIME', 'timestamp'],
-    ]) }}
+    ], first_build_from=register_table) }}
 ),
 
 capture_synchpoint as (

@@ -229,6 +229,40 @@ def test_a_pruned_log_turns_warm_cold_and_warmns_refuses(spark, workload):
         assert oldest is None or oldest >= prune_below, registration.qualified_name
 
 
+def one(spark, sql: str):
+    return spark.sql(sql).collect()[0][0]
+
+
+def test_a_lake_whose_register_is_a_table_keeps_its_synchpoints_when_capture_register_is_first_built(
+    spark, workload
+):
+    """A lake written before the register became a view over capture_register (issue 25) kept
+    the register as a table, with prunes' raises of CD_OLD_SYNCHPOINT made in place: the first
+    build of capture_register takes its rows from there, and the view replaces the table."""
+    register, capture_register = relation_name("register"), relation_name("capture_register")
+    spark.sql(f"drop view {register}")
+    spark.sql(f"create table {register} using delta as select * from {capture_register}")
+    # as a prune had raised it in place: to Capture's synchpoint
+    raised = one(spark, f"select SYNCHPOINT from {register} where GLOBAL_RECORD = 'Y'")
+    spark.sql(
+        f"update {register} set CD_OLD_SYNCHPOINT = '{raised}' "
+        "where SOURCE_OWNER = 'SALES' and SOURCE_TABLE = 'ORDERS'"
+    )
+    before = {row["SOURCE_TABLE"]: row for row in spark.sql(f"select * from {register}").collect()}
+    spark.sql(f"drop table {capture_register}")
+    land(spark, workload)
+    warm()
+    kind = spark.sql(f"describe table extended {register}").where("col_name = 'Type'").collect()
+    assert [row["data_type"] for row in kind] == ["VIEW"]
+    after = {row["SOURCE_TABLE"]: row for row in spark.sql(f"select * from {register}").collect()}
+    assert after["ORDERS"]["CD_OLD_SYNCHPOINT"] == raised
+    for table, row in before.items():
+        assert after[table]["CD_OLD_SYNCHPOINT"] == (
+            raised if table == "ORDERS" else row["CD_OLD_SYNCHPOINT"]
+        )
+        assert after[table]["SYNCHPOINT"] == max(workload.oracle.commit_positions()), table
+
+
 def test_without_a_warm_start_row_capture_resynchronises_from_the_register(spark, workload):
     warm_start = relation_name("warm_start")
     synchpoint = spark.sql(
