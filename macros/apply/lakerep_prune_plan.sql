@@ -15,8 +15,9 @@
       any row goes, and the register view shows it, so a member left behind sees its gap and a
       prune cut off in between leaves a gap to refresh, never a hole a member would read through.
     The members' SYNCHPOINTs are pruning_control's as the cycle starts (the prune runs after
-    Capture and before Apply, which only moves them up), and CD_OLD_SYNCHPOINT the register
-    view's: both read as relations, since the register view reads capture_prune.
+    Capture and before Apply, which only moves them up; a member declared since then counts as
+    SYNCHPOINT 0), and CD_OLD_SYNCHPOINT the register view's: both read as relations, since the
+    register view reads capture_prune.
 -#}
 {% macro lakerep_prune_plan() %}
     {%- if not (execute and var('lakerep_prune', false) and flags.WHICH in ['run', 'build']) -%}
@@ -57,11 +58,18 @@
         ~ ' where ' ~ older_than_retention
     ).rows[0].position -%}
     {%- set limits = {} -%}
+    {%- set controlled = [] -%}
     {%- for row in run_query(
-        'select SOURCE_OWNER, SOURCE_TABLE, min(SYNCHPOINT) as prune_limit from ' ~ pruning_control
-        ~ ' group by SOURCE_OWNER, SOURCE_TABLE'
+        'select SOURCE_OWNER, SOURCE_TABLE, TARGET_TABLE, SYNCHPOINT from ' ~ pruning_control
     ).rows -%}
-        {%- do limits.update({row.SOURCE_OWNER ~ '.' ~ row.SOURCE_TABLE: row.prune_limit}) -%}
+        {%- set source_name = row.SOURCE_OWNER ~ '.' ~ row.SOURCE_TABLE -%}
+        {%- do controlled.append(row.TARGET_TABLE) -%}
+        {%- do limits.update({source_name: [limits.get(source_name, row.SYNCHPOINT), row.SYNCHPOINT] | min}) -%}
+    {%- endfor -%}
+    {#- A member declared since pruning_control was last built is not in it yet: it has copied
+        nothing (SYNCHPOINT 0), so nothing of its source goes. -#}
+    {%- for member in lakerep_members() if member.target_table not in controlled -%}
+        {%- do limits.update({member.source_owner ~ '.' ~ member.source_table: lowest}) -%}
     {%- endfor -%}
     {%- set steps = [] -%}
     {%- for entry in lakerep_registered_models() -%}

@@ -4,6 +4,7 @@
         incremental_strategy='append',
         on_schema_change='fail',
         lakerep_writes_if='pruning',
+        full_refresh=false,
     )
 }}
 
@@ -13,11 +14,14 @@
     what the prune takes (lakerep_prune_plan), and then its materialization (prune, in
     macros/incremental/materializations.sql) deletes those rows, a statement per table. The
     register view takes CD_OLD_SYNCHPOINT from these rows, so it rises before any row goes.
-    Otherwise the model writes nothing. It runs after Capture, before Apply: it reads
-    pruning_control and the register view as relations (the register view reads this model).
+    Otherwise the model writes nothing. It runs after Capture (capture_cycles counts the cycle's
+    rows first), before Apply: it reads pruning_control and the register view as relations (the
+    register view reads this model). Never rebuilt by --full-refresh: its rows are the only
+    record of what the prunes deleted, and the register's CD_OLD_SYNCHPOINT depends on them.
 -#}
 
 -- depends_on: {{ ref('capture_register') }}
+-- depends_on: {{ ref('capture_cycles') }}
 -- depends_on: {{ ref('uow') }}
 -- depends_on: {{ ref('uow_rollbacks') }}
 {%- for entry in lakerep_registered_models() %}

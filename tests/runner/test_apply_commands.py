@@ -212,7 +212,7 @@ def test_prune_due():
         (False, False, 0.0, [False, True, True]),  # every cycle but the first
         (False, False, 3600.0, [False, False, False]),  # the interval has not passed
         (True, False, 0.0, [False]),  # --once never prunes
-        # the prune is an Apply model, which --capture-only leaves out: it waits for a full run
+        # the prune follows Apply's progress, which --capture-only does not make: it waits for a full run
         (False, True, 0.0, [False, False, False]),
     ],
     ids=["interval-0", "interval-1h", "once", "capture-only"],
