@@ -3,8 +3,8 @@
     one dict per table, in the order the capture_prune model logs and its materialization (prune)
     runs them: table_owner, table_name, prune_limit, retention_cutoff, cd_old_synchpoint,
     rows_deleted (the rows the prune deletes, counted before it deletes them), delete_sql (the
-    statement that deletes them). Empty when the cycle does not prune (var lakerep_prune, `dbt run`
-    or `dbt build` only: compiling never prunes) or Capture has no synchpoint yet.
+    statement that deletes them). Empty when the cycle does not prune (lakerep_cycle_prunes) or
+    Capture has no synchpoint yet.
     - A CD table loses the rows of UOWs committed at or before the lowest SYNCHPOINT of the
       members that read its source (all of Capture's synchpoint when no member does; nothing
       while a member is at SYNCHPOINT 0), the rows of UOWs older than RETENTION_LIMIT (minutes
@@ -20,7 +20,7 @@
     register view reads capture_prune.
 -#}
 {% macro lakerep_prune_plan() %}
-    {%- if not (execute and var('lakerep_prune', false) and flags.WHICH in ['run', 'build']) -%}
+    {%- if not (execute and lakerep_cycle_prunes()) -%}
         {{ return([]) }}
     {%- endif -%}
     {%- set memo = graph.setdefault('lakerep_prune_plan', {}) -%}

@@ -136,7 +136,7 @@
     {%- if name == 'run_undecided' -%}
         {{ return(not lakerep_run_has_decided(lakerep_run())) }}
     {%- elif name == 'pruning' -%}
-        {{ return(var('lakerep_prune', false) and flags.WHICH in ['run', 'build']) }}
+        {{ return(lakerep_cycle_prunes()) }}
     {%- elif name == 'table_changed' and argument -%}
         {{ return(lakerep_table_changes_this_cycle(argument)) }}
     {%- elif name == 'member_changed' and argument -%}
