@@ -2,7 +2,8 @@
     Body of the internal consistent change data (CCD) model of one registered table (SPEC §3):
     the table's committed changes in commit order. Condensed (registered ccd_condensed): one row
     per key, its latest change (a delete stays as a 'D' row); merged on the key, and a change
-    replaces the stored one only if it is later, so re-reading a window changes nothing.
+    replaces the stored one only if it is later (lakerep_update_if: the MERGE's condition, so the
+    stored table is read once per cycle, by the MERGE), so re-reading a window changes nothing.
     Non-condensed: every change, merged on (INTENTSEQ, OPERATION), reading the stored rows at or
     above the cycle's lowest position only (_lakerep_merge_floor). The stub sets unique_key.
     Complete (registered ccd_complete): the rows of a source snapshot landed in the window come
@@ -12,14 +13,15 @@
     Arguments: source_owner, source_table — the registered table.
 -#}
 {% macro lakerep_ccd_model(source_owner, source_table) %}
+{%- set registration = lakerep_registration(source_owner, source_table) -%}
 {{ config(
     materialized='incremental',
     incremental_strategy='merge',
     lakerep_merge_floor='IBMSNAP_INTENTSEQ',
+    lakerep_update_if=_lakerep_later_change() if registration.ccd_condensed else none,
     on_schema_change='fail',
     lakerep_writes_if='table_changed:' ~ source_owner ~ '.' ~ source_table,
 ) }}
-{%- set registration = lakerep_registration(source_owner, source_table) -%}
 {%- set window = lakerep_capture_window() -%}
 {%- set cd_relation = ref(lakerep_cd_model_name(source_owner, source_table)) -%}
 {%- set keys = registration.key_columns -%}
@@ -59,18 +61,7 @@ latest as (
 ),
 
 ccd_rows as (
-    select latest.* from latest
-    {% if is_incremental() %}
-        left join {{ this }} as stored
-            on {% for key in keys %}latest.`{{ key }}` <=> stored.`{{ key }}`{{ ' and ' if not loop.last }}{% endfor %}
-        where
-            stored.IBMSNAP_COMMITSEQ is null
-            or latest.IBMSNAP_COMMITSEQ > stored.IBMSNAP_COMMITSEQ
-            or (
-                latest.IBMSNAP_COMMITSEQ = stored.IBMSNAP_COMMITSEQ
-                and latest.IBMSNAP_INTENTSEQ > stored.IBMSNAP_INTENTSEQ
-            )
-    {% endif %}
+    select * from latest
 )
 {% elif registration.ccd_complete %}
 {#- The same unload landed twice in one window (a retried landing): one row per key at its start. #}
@@ -115,4 +106,17 @@ select * from ccd_rows
 -#}
 {% macro _lakerep_snapshot_rows(registration, window) %}
     {{ lakerep_snapshot_image_rows(registration, lakerep_in_capture_window(window)) }}
+{% endmacro %}
+
+
+{#-
+    The condition under which a condensed CCD's MERGE replaces the stored row of a key: the
+    change is later, by commit position, then by position within its UOW.
+-#}
+{% macro _lakerep_later_change() %}
+    {{- return(
+        'DBT_INTERNAL_SOURCE.IBMSNAP_COMMITSEQ > DBT_INTERNAL_DEST.IBMSNAP_COMMITSEQ'
+        ~ ' or (DBT_INTERNAL_SOURCE.IBMSNAP_COMMITSEQ = DBT_INTERNAL_DEST.IBMSNAP_COMMITSEQ'
+        ~ ' and DBT_INTERNAL_SOURCE.IBMSNAP_INTENTSEQ > DBT_INTERNAL_DEST.IBMSNAP_INTENTSEQ)'
+    ) -}}
 {% endmacro %}

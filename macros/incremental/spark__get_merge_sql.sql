@@ -13,6 +13,11 @@
     leave out what it holds, where an update clause costs a pass to find the touched files, a
     materialized source and a rewrite (issue 21: three Spark jobs fewer per CD merge); and when
     its cycle can only write new rows, with an idempotent INSERT (_lakerep_idempotent_append).
+    A model whose config `lakerep_update_if` holds a condition on DBT_INTERNAL_SOURCE and
+    DBT_INTERNAL_DEST (a condensed CCD: the change is later than the stored one) updates a
+    matched row only where it holds, and inserts the rows of new keys (keys matched null-safe, as
+    a key column of a source table may be null). The model need not read its own table to leave
+    out what is not later: the MERGE reads it once (issue 21).
 -#}
 {% macro spark__get_merge_sql(target, source, unique_key, dest_columns, incremental_predicates) %}
     {%- set predicates = [] if incremental_predicates is none else [] + incremental_predicates -%}
@@ -23,6 +28,10 @@
         {%- if floor is not none -%}
             {%- do predicates.append('DBT_INTERNAL_DEST.' ~ column ~ ' >= ' ~ lakerep_string_literal(floor)) -%}
         {%- endif -%}
+    {%- endif -%}
+    {%- set update_if = config.get('lakerep_update_if') -%}
+    {%- if update_if is not none and keys -%}
+        {{ return(_lakerep_update_if_sql(target, source, keys, predicates, update_if)) }}
     {%- endif -%}
     {%- if config.get('lakerep_rows_never_change', false) and keys -%}
         {%- set transaction = _lakerep_idempotent_append() -%}
@@ -44,6 +53,20 @@
     merge into {{ target }} as DBT_INTERNAL_DEST
     using {{ source }} as DBT_INTERNAL_SOURCE
     on {{ conditions | join(' and ') }}
+    when not matched then insert *
+{% endmacro %}
+
+
+{#- A MERGE that updates a matched row only where `update_if` holds, and inserts new keys. -#}
+{% macro _lakerep_update_if_sql(target, source, keys, predicates, update_if) %}
+    {%- set conditions = [] + predicates -%}
+    {%- for key in keys -%}
+        {%- do conditions.append('DBT_INTERNAL_SOURCE.`' ~ key ~ '` <=> DBT_INTERNAL_DEST.`' ~ key ~ '`') -%}
+    {%- endfor -%}
+    merge into {{ target }} as DBT_INTERNAL_DEST
+    using {{ source }} as DBT_INTERNAL_SOURCE
+    on {{ conditions | join(' and ') }}
+    when matched and ({{ update_if }}) then update set *
     when not matched then insert *
 {% endmacro %}
 

@@ -1,8 +1,8 @@
 """CDC session restarts (SPEC §4) against the oracle, in one lake, one scenario after another:
 a warm start with transactions open, a run's later cycles (no new decision), a source new to
-the session, an explicit override moving
-one source back, a special override with CURRENT_RESTART, and a source log pruned past the
-restart point (warm turns cold, warmns refuses)."""
+the session, an explicit override moving one source back, a condensed CCD read again, a special
+override with CURRENT_RESTART, and a source log pruned past the restart point (warm turns cold,
+warmns refuses)."""
 
 from __future__ import annotations
 
@@ -163,6 +163,30 @@ def test_an_explicit_override_moving_one_source_back_rereads_only_that_source(sp
         f"select 1 from {cd} group by IBMSNAP_INTENTSEQ, IBMSNAP_OPERATION having count(*) > 1"
     ).collect()
     assert doubled == []
+
+
+def test_a_condensed_ccd_read_again_keeps_a_stored_row_that_is_later(spark, workload, tmp_path):
+    """A condensed CCD replaces a key's stored row only with a later change: the condition of
+    its MERGE (lakerep_update_if), since the model no longer reads its own table. Reading
+    SALES.CUSTOMERS again from the log's first position meets every key's changes again; a row
+    made later than all of them stays as it is, and every other key still equals the oracle."""
+    ccd = relation_name("ccd_sales__customers")
+    key_column = REGISTRATIONS["SALES.CUSTOMERS"].key_columns[0]
+    original = spark.sql(
+        f"select * from {ccd} where IBMSNAP_OPERATION != 'D' order by `{key_column}` limit 1"
+    ).collect()[0]
+    key, later = original[key_column], "9" * 20
+    spark.sql(f"update {ccd} set IBMSNAP_COMMITSEQ = '{later}' where `{key_column}` = '{key}'")
+    first_position = rows(spark, f"select min(log_position) as p from {landing.SOURCE_LOG_TABLE}")[0]["p"]
+    token_file = tmp_path / "customers.tokens"
+    token_file.write_text(f"SALES.CUSTOMERS={first_position}\nSALES.CUSTOMERS={LOWEST}\n", encoding="utf-8")
+    warm(token_file)  # nothing new landed: the changes read are the ones the CCD already holds
+    assert last_window(spark)["SALES.CUSTOMERS"] == first_position
+    kept = spark.sql(f"select IBMSNAP_COMMITSEQ from {ccd} where `{key_column}` = '{key}'").collect()
+    assert [row[0] for row in kept] == [later]
+    restored = original["IBMSNAP_COMMITSEQ"]
+    spark.sql(f"update {ccd} set IBMSNAP_COMMITSEQ = '{restored}' where `{key_column}` = '{key}'")
+    assert_ccds_equal_the_oracle(spark, workload)
 
 
 def test_a_token_file_whose_restart1_passes_committed_uows_is_refused(spark, workload, tmp_path):
