@@ -2,8 +2,9 @@
     Body of the internal consistent change data (CCD) model of one registered table (SPEC §3):
     the table's committed changes in commit order. Condensed (registered ccd_condensed): one row
     per key, its latest change (a delete stays as a 'D' row); merged on the key, and a change
-    replaces the stored one only if it is later (lakerep_update_if: the MERGE's condition, so the
-    stored table is read once per cycle, by the MERGE), so re-reading a window changes nothing.
+    replaces the stored one only if it is later by commit position, then position in its UOW
+    (lakerep_update_if_later: the MERGE's condition, so the stored table is read once per cycle,
+    by the MERGE), so re-reading a window changes nothing.
     Non-condensed: every change, merged on (INTENTSEQ, OPERATION), reading the stored rows at or
     above the cycle's lowest position only (_lakerep_merge_floor). The stub sets unique_key.
     Complete (registered ccd_complete): the rows of a source snapshot landed in the window come
@@ -18,7 +19,7 @@
     materialized='incremental',
     incremental_strategy='merge',
     lakerep_merge_floor='IBMSNAP_INTENTSEQ',
-    lakerep_update_if=_lakerep_later_change() if registration.ccd_condensed else none,
+    lakerep_update_if_later=['IBMSNAP_COMMITSEQ', 'IBMSNAP_INTENTSEQ'] if registration.ccd_condensed else none,
     on_schema_change='fail',
     lakerep_writes_if='table_changed:' ~ source_owner ~ '.' ~ source_table,
 ) }}
@@ -108,15 +109,3 @@ select * from ccd_rows
     {{ lakerep_snapshot_image_rows(registration, lakerep_in_capture_window(window)) }}
 {% endmacro %}
 
-
-{#-
-    The condition under which a condensed CCD's MERGE replaces the stored row of a key: the
-    change is later, by commit position, then by position within its UOW.
--#}
-{% macro _lakerep_later_change() %}
-    {{- return(
-        'DBT_INTERNAL_SOURCE.IBMSNAP_COMMITSEQ > DBT_INTERNAL_DEST.IBMSNAP_COMMITSEQ'
-        ~ ' or (DBT_INTERNAL_SOURCE.IBMSNAP_COMMITSEQ = DBT_INTERNAL_DEST.IBMSNAP_COMMITSEQ'
-        ~ ' and DBT_INTERNAL_SOURCE.IBMSNAP_INTENTSEQ > DBT_INTERNAL_DEST.IBMSNAP_INTENTSEQ)'
-    ) -}}
-{% endmacro %}

@@ -13,11 +13,12 @@
     leave out what it holds, where an update clause costs a pass to find the touched files, a
     materialized source and a rewrite (issue 21: three Spark jobs fewer per CD merge); and when
     its cycle can only write new rows, with an idempotent INSERT (_lakerep_idempotent_append).
-    A model whose config `lakerep_update_if` holds a condition on DBT_INTERNAL_SOURCE and
-    DBT_INTERNAL_DEST (a condensed CCD: the change is later than the stored one) updates a
-    matched row only where it holds, and inserts the rows of new keys (keys matched null-safe, as
-    a key column of a source table may be null). The model need not read its own table to leave
-    out what is not later: the MERGE reads it once (issue 21).
+    A model whose config `lakerep_update_if_later` names ordering columns (a condensed CCD:
+    IBMSNAP_COMMITSEQ, then IBMSNAP_INTENTSEQ) updates a matched row only when the source row is
+    later by them, and inserts the rows of new keys. The model need not read its own table to
+    leave out what is not later: the MERGE reads it once (issue 21).
+    Both of the project's own MERGEs match keys null-safe, as a key column of a source table may
+    be null (a log position never is).
 -#}
 {% macro spark__get_merge_sql(target, source, unique_key, dest_columns, incremental_predicates) %}
     {%- set predicates = [] if incremental_predicates is none else [] + incremental_predicates -%}
@@ -29,44 +30,47 @@
             {%- do predicates.append('DBT_INTERNAL_DEST.' ~ column ~ ' >= ' ~ lakerep_string_literal(floor)) -%}
         {%- endif -%}
     {%- endif -%}
-    {%- set update_if = config.get('lakerep_update_if') -%}
-    {%- if update_if is not none and keys -%}
-        {{ return(_lakerep_update_if_sql(target, source, keys, predicates, update_if)) }}
+    {%- set later_by = config.get('lakerep_update_if_later') -%}
+    {%- if later_by and keys -%}
+        {{ return(_lakerep_keyed_merge_sql(target, source, keys, predicates, later_by)) }}
     {%- endif -%}
     {%- if config.get('lakerep_rows_never_change', false) and keys -%}
         {%- set transaction = _lakerep_idempotent_append() -%}
         {%- if transaction is not none -%}
             {{ return(_lakerep_idempotent_append_sql(target, source, transaction)) }}
         {%- endif -%}
-        {{ return(_lakerep_insert_new_rows_sql(target, source, keys, predicates)) }}
+        {{ return(_lakerep_keyed_merge_sql(target, source, keys, predicates)) }}
     {%- endif -%}
     {{ return(dbt.spark__get_merge_sql(target, source, unique_key, dest_columns, predicates)) }}
 {% endmacro %}
 
 
-{#- A MERGE that inserts the source rows whose key the target does not hold, and changes nothing. -#}
-{% macro _lakerep_insert_new_rows_sql(target, source, keys, predicates) %}
-    {%- set conditions = [] + predicates -%}
-    {%- for key in keys -%}
-        {%- do conditions.append('DBT_INTERNAL_SOURCE.' ~ key ~ ' = DBT_INTERNAL_DEST.' ~ key) -%}
-    {%- endfor -%}
-    merge into {{ target }} as DBT_INTERNAL_DEST
-    using {{ source }} as DBT_INTERNAL_SOURCE
-    on {{ conditions | join(' and ') }}
-    when not matched then insert *
-{% endmacro %}
-
-
-{#- A MERGE that updates a matched row only where `update_if` holds, and inserts new keys. -#}
-{% macro _lakerep_update_if_sql(target, source, keys, predicates, update_if) %}
+{#-
+    A MERGE on the keys (null-safe) and `predicates` that inserts the source rows of keys the
+    target does not hold. Without `later_by` it changes no held row; with it (ordering columns)
+    it replaces a held row by a source row that is later: greater in the first column, or equal
+    in it and greater in the next, and so on.
+-#}
+{% macro _lakerep_keyed_merge_sql(target, source, keys, predicates, later_by=none) %}
     {%- set conditions = [] + predicates -%}
     {%- for key in keys -%}
         {%- do conditions.append('DBT_INTERNAL_SOURCE.`' ~ key ~ '` <=> DBT_INTERNAL_DEST.`' ~ key ~ '`') -%}
     {%- endfor -%}
+    {%- set later = [] -%}
+    {%- for column in later_by or [] -%}
+        {%- set terms = [] -%}
+        {%- for earlier in later_by[:loop.index0] -%}
+            {%- do terms.append('DBT_INTERNAL_SOURCE.' ~ earlier ~ ' = DBT_INTERNAL_DEST.' ~ earlier) -%}
+        {%- endfor -%}
+        {%- do terms.append('DBT_INTERNAL_SOURCE.' ~ column ~ ' > DBT_INTERNAL_DEST.' ~ column) -%}
+        {%- do later.append('(' ~ terms | join(' and ') ~ ')') -%}
+    {%- endfor -%}
     merge into {{ target }} as DBT_INTERNAL_DEST
     using {{ source }} as DBT_INTERNAL_SOURCE
     on {{ conditions | join(' and ') }}
-    when matched and ({{ update_if }}) then update set *
+    {%- if later %}
+    when matched and ({{ later | join(' or ') }}) then update set *
+    {%- endif %}
     when not matched then insert *
 {% endmacro %}
 

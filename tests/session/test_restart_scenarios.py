@@ -167,7 +167,7 @@ def test_an_explicit_override_moving_one_source_back_rereads_only_that_source(sp
 
 def test_a_condensed_ccd_read_again_keeps_a_stored_row_that_is_later(spark, workload, tmp_path):
     """A condensed CCD replaces a key's stored row only with a later change: the condition of
-    its MERGE (lakerep_update_if), since the model no longer reads its own table. Reading
+    its MERGE (lakerep_update_if_later), since the model no longer reads its own table. Reading
     SALES.CUSTOMERS again from the log's first position meets every key's changes again; a row
     made later than all of them stays as it is, and every other key still equals the oracle."""
     ccd = relation_name("ccd_sales__customers")
@@ -180,8 +180,9 @@ def test_a_condensed_ccd_read_again_keeps_a_stored_row_that_is_later(spark, work
     first_position = rows(spark, f"select min(log_position) as p from {landing.SOURCE_LOG_TABLE}")[0]["p"]
     token_file = tmp_path / "customers.tokens"
     token_file.write_text(f"SALES.CUSTOMERS={first_position}\nSALES.CUSTOMERS={LOWEST}\n", encoding="utf-8")
-    warm(token_file)  # nothing new landed: the changes read are the ones the CCD already holds
+    (report,) = warm(token_file)  # nothing new landed: every change read is one the CCD holds
     assert last_window(spark)["SALES.CUSTOMERS"] == first_position
+    assert report.row_changes > 0  # the re-read met the source's changes again
     kept = spark.sql(f"select IBMSNAP_COMMITSEQ from {ccd} where `{key_column}` = '{key}'").collect()
     assert [row[0] for row in kept] == [later]
     restored = original["IBMSNAP_COMMITSEQ"]
