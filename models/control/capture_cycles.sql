@@ -91,8 +91,9 @@ uows_committed as (
 
 -- The CD rows each table with something in the cycle (lakerep_reads_table_this_cycle) wrote in
 -- it, and those of UOWs still in flight, in one scan of its CD table. A table with nothing in
--- the cycle has no row read and no UOW in flight: it has no row here (0 row changes), and its
--- CD table is not touched.
+-- the cycle has no row read: it has no row here (0 row changes), and its CD table is not
+-- touched. (A UOW still in flight with earlier changes to it does not keep it in the cycle, so
+-- its RESTART1 moves to the highest position read: noted for issue 21's planners.)
 cd_rows_in_cycle as (
     select
         cast(null as string) as source_owner,

@@ -55,8 +55,7 @@ candidates as (
         min_by(auth_token, seq) as auth_token,
         min_by(auth_id, seq) as auth_id,
         min(uow_time) as uow_time,
-        min_by(source_owner, seq) as source_owner,
-        min_by(source_table, seq) as source_table
+        min_by(named_struct('source_owner', source_owner, 'source_table', source_table), seq) as first_changed
     from (
         select * from previously_open
         union all
@@ -71,7 +70,15 @@ ended as (
 ),
 
 in_flight as (
-    select candidates.* from candidates
+    select
+        candidates.uow_id,
+        candidates.seq,
+        candidates.auth_token,
+        candidates.auth_id,
+        candidates.uow_time,
+        candidates.first_changed.source_owner,
+        candidates.first_changed.source_table
+    from candidates
     left anti join ended on candidates.uow_id = ended.uow_id
 ),
 

@@ -42,7 +42,7 @@ position_only as (
         'Y' as CAPTURED,
         cast(null as timestamp) as UOWTIME
     from latest_cycle
-    having min(resync_position) is not null and max(coalesce(size(in_flight_uows), 0)) = 0
+    having min(resync_position) is not null and count_if(size(in_flight_uows) > 0) = 0
 )
 
 select * from in_flight

@@ -301,19 +301,25 @@ def in_flight_per_oracle(workload) -> dict[str, str]:
     return first_changes
 
 
-def test_a_lake_whose_warm_start_is_a_table_keeps_its_uows_in_flight(spark, workload):
+@pytest.mark.parametrize("column_added", [False, True], ids=["as-written", "column-added-then-cut-off"])
+def test_a_lake_whose_warm_start_is_a_table_keeps_its_uows_in_flight(spark, workload, column_added):
     """A lake written before the warm-start rows moved into capture_cycles (issue 21) kept them
     in a warm_start table, and its capture_cycles has no in_flight_uows column: the next cycle
-    takes the UOWs in flight from the table, and the view replaces it."""
+    takes the UOWs in flight from the table, and the view replaces it. The same when the column
+    was added by a cycle cut off before it wrote its rows (dbt's ALTER commits first)."""
     warm_start, cycles = relation_name("warm_start"), relation_name("capture_cycles")
     held = spark.table(warm_start)
     held = spark.createDataFrame(held.collect(), held.schema)
-    old_cycles = spark.table(cycles).drop("in_flight_uows")
+    old_cycles = spark.table(cycles)
+    in_flight_type = old_cycles.schema["in_flight_uows"].dataType.simpleString()
+    old_cycles = old_cycles.drop("in_flight_uows")
     old_cycles = spark.createDataFrame(old_cycles.collect(), old_cycles.schema)
     spark.sql(f"drop view {warm_start}")
     held.write.format("delta").saveAsTable(warm_start)
     spark.sql(f"drop table {cycles}")
     old_cycles.write.format("delta").saveAsTable(cycles)
+    if column_added:
+        spark.sql(f"alter table {cycles} add columns (in_flight_uows {in_flight_type})")
     open_before = {row["UOWID"]: row["SEQ"] for row in held.collect() if row["UOWID"] is not None}
     land(spark, workload)
     warm()
