@@ -329,9 +329,10 @@ def test_a_lake_whose_warm_start_is_a_table_keeps_its_uows_in_flight(spark, work
     assert still_open, "some UOW should stay open through the cycle"
     # Each keeps the first change the table held (earlier tests' cold starts moved some past the
     # oracle's first change: what the table held is the reference here).
+    # (No CCD comparison here: the special override's start at the end of the log skipped
+    # changes on purpose, so this module's CCDs no longer equal the oracle's from there on.)
     after = in_flight_per_warm_start(spark)
     assert {uow: after.get(uow) for uow in still_open} == {uow: open_before[uow] for uow in still_open}
-    assert_ccds_equal_the_oracle(spark, workload)
 
 
 def test_without_a_warm_start_row_capture_resynchronises_from_the_register(spark, workload):
