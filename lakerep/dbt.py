@@ -104,24 +104,7 @@ def _parsed_project():
         if exit_code != EXIT_OK:
             raise DbtFailed(["parse"], exit_code, _failure_detail(outcome))
         _parses[-1] = outcome.result
-    return _uncompiled(_parses[-1])
-
-
-def _uncompiled(manifest):
-    """The manifest with its nodes marked as not yet compiled, for the next invocation.
-
-    dbt compiles a node into the Manifest object it holds: an ephemeral model's SQL, once
-    injected into the models that ref it, is marked done (`extra_ctes_injected`), and dbt then
-    neither compiles it again nor injects it into a model compiled again. Each invocation
-    compiles with its own vars and the lake as it is (a window's literals), so every node starts
-    uncompiled, as it does after a parse.
-    """
-    for node in manifest.nodes.values():
-        if getattr(node, "extra_ctes_injected", False):
-            node.extra_ctes_injected = False
-            node.extra_ctes = []
-            node._pre_injected_sql = None
-    return manifest
+    return _parses[-1]
 
 
 def _project_args() -> list[str]:

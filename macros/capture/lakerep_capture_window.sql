@@ -5,7 +5,7 @@
     after_batch < landing_batch <= up_to_batch), previous_resync_position (the begin of the
     oldest UOW still open when the previous cycle ended), cold_start (discard the CD and UOW rows
     first), reread_from (the lowest RESTART1 of the sources that read again, or none) and
-    sources: "OWNER.TABLE" -> {source_owner, source_table, restart1, restart2, reread_from}. Unit tests override this macro.
+    sources: "OWNER.TABLE" -> {restart1, restart2, reread_from}. Unit tests override this macro.
     Argument: relation — capture_window, resolved by the caller when the model calling does not
     ref it (default: ref('capture_window')).
 -#}
@@ -34,8 +34,6 @@
         {% endfor %}
         {% for row in rows %}
             {% do window.sources.update({row.source_owner ~ '.' ~ row.source_table: {
-                'source_owner': row.source_owner,
-                'source_table': row.source_table,
                 'restart1': row.restart1,
                 'restart2': row.restart2,
                 'reread_from': row.reread_from,

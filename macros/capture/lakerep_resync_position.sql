@@ -1,23 +1,20 @@
 {#-
     SQL of one row: where the previous cycle left Capture (resync_position, the begin of the
     oldest UOW still open then) and which table said so (resync_source). As DB2 Capture does on a
-    warm start (seed 002): the warm-start table's lowest SEQ, which the latest completed cycle
-    kept as its resync_position (capture_cycles; the warm_start view shows its rows); without
-    one, the register's global SYNCHPOINT, else the UOW table's highest COMMITSEQ, else the CD
-    tables' highest INTENTSEQ; on an empty lake, the lowest position. Read by name: these tables
-    are written later in the cycle that reads this. The cycles are read first, on their own:
-    with a resync position (every cycle after one that read something) it is the answer, as a
-    literal, and the other tables are not probed (the statement would touch every CD table).
+    warm start (seed 002): the warm-start table's lowest SEQ; without a usable warm-start row,
+    the register's global SYNCHPOINT, else the UOW table's highest COMMITSEQ, else the CD tables'
+    highest INTENTSEQ; on an empty lake, the lowest position. Read by name: these tables are
+    written later in the cycle that reads this. The warm-start table is read first, on its own:
+    with a row (every cycle after one that read something) its SEQ is the answer, as a literal,
+    and the other tables are not probed (the statement would touch every CD table).
 -#}
 {% macro lakerep_resync_position() %}
     {%- set candidates = [] -%}
-    {%- set cycles = lakerep_control_relation('capture_cycles') -%}
-    {%- if cycles is not none and execute -%}
-        {%- set latest = run_query(
-            'select max_by(resync_position, cycle_number) from ' ~ cycles
-        ).rows[0][0] -%}
-        {%- if latest is not none -%}
-            {{ return('select ' ~ lakerep_string_literal(latest) | trim ~ " as resync_position, 'warm start table' as resync_source") }}
+    {%- set warm_start = lakerep_control_relation('warm_start') -%}
+    {%- if warm_start is not none -%}
+        {%- set lowest_seq = lakerep_oldest_in_flight_seq(warm_start) -%}
+        {%- if lowest_seq is not none -%}
+            {{ return('select ' ~ lakerep_string_literal(lowest_seq) | trim ~ " as resync_position, 'warm start table' as resync_source") }}
         {%- endif -%}
     {%- endif -%}
     {%- set register = lakerep_control_relation('register') -%}

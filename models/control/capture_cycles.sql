@@ -11,23 +11,16 @@
     registered source): the cycle's figures, and the source's restart token pair after it, which
     is the CDC session's state (capture_state). RESTART1 is the first change to the source of
     the oldest UOW still in flight, else the highest position read; RESTART2 the highest commit
-    read, the register's synchpoint (UOWs committed at or before it are fully processed). The
-    UOWs still in flight (capture_in_flight) go with the row of the source each first changed
-    (in_flight_uows; the warm_start view shows them), and where reading restarts with every row
-    (resync_position). A cycle cut off before these rows are written is finished by the next
-    invocation.
+    read, the register's synchpoint (UOWs committed at or before it are fully processed). A cycle cut off before these rows
+    are written is finished by the next invocation.
 -#}
 
 {%- set window = lakerep_capture_window() %}
 {#- Refs every CD and CCD: these rows are written only after all of them. #}
 {%- set registered_models = lakerep_registered_models() %}
-{#- The CD rows of a UOW in flight now lie at or above where the previous cycle restarted, or
-    the cycle reads them (lakerep_in_source_read). #}
-{%- set in_flight_uows_type = (
-    'array<struct<UOWID: string, SEQ: string, AUTHTKN: string, AUTHID: string, UOWTIME: timestamp>>'
-) %}
+{%- set resync_position = lakerep_oldest_in_flight_seq(ref('warm_start')) %}
 {%- set in_flight_since_resync = (
-    ' or IBMSNAP_INTENTSEQ >= ' ~ lakerep_string_literal(window.previous_resync_position)
+    ' or IBMSNAP_INTENTSEQ >= ' ~ lakerep_string_literal(resync_position) if resync_position is not none else ''
 ) %}
 
 with
@@ -46,30 +39,15 @@ global_record as (
 ),
 
 in_flight as (
-    select * from {{ ref('capture_in_flight') }}
-),
-
--- Where reading restarts: the begin of the oldest UOW still in flight, else the highest
--- position read.
-resync as (
-    select min(SEQ) as resync_position from in_flight
-),
-
--- Each source's UOWs in flight (capture_in_flight places each on a source of the window).
-in_flight_per_source as (
     select
-        source_owner,
-        source_table,
-        array_sort(collect_list(named_struct(
-            'UOWID', UOWID,
-            'SEQ', SEQ,
-            'AUTHTKN', AUTHTKN,
-            'AUTHID', AUTHID,
-            'UOWTIME', UOWTIME
-        ))) as in_flight_uows
-    from in_flight
-    where UOWID is not null
-    group by source_owner, source_table
+        UOWID,
+        SEQ
+    from {{ ref('warm_start') }}
+),
+
+-- The begin of the oldest UOW still in flight (warm_start, written earlier in this cycle).
+resync as (
+    select {{ lakerep_string_literal(resync_position) }} as resync_position
 ),
 
 log_read as (
@@ -91,9 +69,8 @@ uows_committed as (
 
 -- The CD rows each table with something in the cycle (lakerep_reads_table_this_cycle) wrote in
 -- it, and those of UOWs still in flight, in one scan of its CD table. A table with nothing in
--- the cycle has no row read: it has no row here (0 row changes), and its CD table is not
--- touched. (A UOW still in flight with earlier changes to it does not keep it in the cycle, so
--- its RESTART1 moves to the highest position read: noted for issue 21's planners.)
+-- the cycle has no row read and no UOW in flight: it has no row here (0 row changes), and its
+-- CD table is not touched.
 cd_rows_in_cycle as (
     select
         cast(null as string) as source_owner,
@@ -160,20 +137,12 @@ cycle_rows as (
         cast(
             (unix_micros(log_read.log_end_time) - unix_micros(global_record.capture_synchtime)) / 1000000
             as double
-        ) as lag_seconds,
-        coalesce(
-            in_flight_per_source.in_flight_uows,
-            cast(array() as {{ in_flight_uows_type }})
-        ) as in_flight_uows
+        ) as lag_seconds
     from capture_window
     left join per_source
         on
             capture_window.source_owner = per_source.source_owner
             and capture_window.source_table = per_source.source_table
-    left join in_flight_per_source
-        on
-            capture_window.source_owner = in_flight_per_source.source_owner
-            and capture_window.source_table = in_flight_per_source.source_table
     cross join global_record
     cross join resync
     cross join log_read

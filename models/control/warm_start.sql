@@ -1,50 +1,103 @@
-{{ config(materialized='view') }}
+{{
+    config(
+        materialized='incremental',
+        incremental_strategy='insert_overwrite',
+        on_schema_change='fail',
+    )
+}}
 
 {#-
     The warm-start table (IBMSNAP_WARM_START): Capture's resynchronisation point at the end of
-    the latest completed capture cycle. One row per UOW that changed a registered table and was
-    still open (in flight) then, SEQ = its first change; with none open, one row with no UOW
-    whose SEQ is the highest position read. The lowest SEQ is where reading restarts. A view:
-    the cycle keeps these UOWs in its commit record (capture_cycles.in_flight_uows, each on the
-    row of the source it first changed), so a cycle writes them with no Delta commit of their own.
+    the cycle. One row per UOW that changed a registered table and is still open (in flight),
+    SEQ = its first change; with none open, one row with no UOW whose SEQ is the highest
+    position read. The lowest SEQ is where reading restarts. Rewritten whole every cycle, so the
+    old rows are gone once a (warm) start has completed its cycle; a cold start keeps none.
 -#}
+
+{%- set window = lakerep_capture_window() %}
 
 with
 
-latest_cycle as (
-    select * from (
-        select
-            *,
-            max(cycle_number) over () as last_cycle_number
-        from {{ ref('capture_cycles') }}
-    ) as cycles
-    where cycle_number = last_cycle_number
+log_records as (
+    select * from {{ ref('stg_source_log') }}
+    where {{ lakerep_in_session_read(window) }}
+),
+
+previously_open as (
+    {{ lakerep_rows_already_held([
+        ['UOWID', 'uow_id', 'string'],
+        ['SEQ', 'seq', 'string'],
+        ['AUTHTKN', 'auth_token', 'string'],
+        ['AUTHID', 'auth_id', 'string'],
+        ['UOWTIME', 'uow_time', 'timestamp'],
+    ], where='false' if window.cold_start else 'UOWID is not null') }}
+),
+
+newly_changed as (
+    select
+        uow_id,
+        log_position as seq,
+        auth_token,
+        auth_id,
+        log_timestamp as uow_time
+    from log_records
+    where is_registered_table
+),
+
+candidates as (
+    -- Each UOW's first change: from the rows held (open at the last cycle) and the records read.
+    select
+        uow_id,
+        min(seq) as seq,
+        min_by(auth_token, seq) as auth_token,
+        min_by(auth_id, seq) as auth_id,
+        min(uow_time) as uow_time
+    from (
+        select * from previously_open
+        union all
+        select * from newly_changed
+    ) as either_side
+    group by uow_id
+),
+
+ended as (
+    select distinct uow_id from log_records
+    where record_type in ('C', 'R')
 ),
 
 in_flight as (
-    select
-        uow.SEQ,
-        uow.UOWID,
-        uow.AUTHTKN,
-        uow.AUTHID,
-        'Y' as CAPTURED,
-        uow.UOWTIME
-    from latest_cycle
-        lateral view explode(latest_cycle.in_flight_uows) uows as uow
+    select candidates.* from candidates
+    left anti join ended on candidates.uow_id = ended.uow_id
 ),
 
-position_only as (
+highest_read as (
     select
-        min(resync_position) as SEQ,
+        greatest(
+            coalesce(max(log_position), '00000000000000000000'),
+            {{ lakerep_string_literal(window.previous_resync_position) }}
+        ) as seq
+    from log_records
+),
+
+warm_start_rows as (
+    select
+        seq as SEQ,
+        uow_id as UOWID,
+        auth_token as AUTHTKN,
+        auth_id as AUTHID,
+        'Y' as CAPTURED,
+        uow_time as UOWTIME
+    from in_flight
+    union all
+    select
+        highest_read.seq as SEQ,
         cast(null as string) as UOWID,
         cast(null as string) as AUTHTKN,
         cast(null as string) as AUTHID,
         'Y' as CAPTURED,
         cast(null as timestamp) as UOWTIME
-    from latest_cycle
-    having min(resync_position) is not null and count_if(size(in_flight_uows) > 0) = 0
+    from highest_read
+    where not exists (select 1 from in_flight)
 )
 
-select * from in_flight
-union all
-select * from position_only
+select * from warm_start_rows
