@@ -9,16 +9,18 @@
 
 {#-
     What the capture cycle reads of each registered table, read once per invocation: one row
-    per table and kind with its lowest position (source, lowest_position). A table is there with
-    a log record of its that the cycle reads (lakerep_in_session_read, the union of every
-    source's read), or one at or above the previous resync position whose UOW commits in the
-    records the cycle reads (a change of a UOW still open when the previous cycle ended, which
-    commits now: the same bound lakerep_committed_changes reads), or a snapshot row landed in
-    the window (a complete CCD takes it, at the unload start position). A UOW that stays open
-    keeps no table in the cycle: its changes are in CD already, and nothing of it reaches a CCD
-    or a member before its commit is read. A cycle that reads again from restart tokens keeps
-    every change at or above the previous resync position. None when a relation it reads is
-    not built.
+    per table and kind (source, lowest_position, in_cycle). A table is in the cycle (in_cycle,
+    lowest_position the lowest of these) with a log record of its that the cycle reads
+    (lakerep_in_session_read, the union of every source's read), or one at or above the previous
+    resync position whose UOW commits in the records the cycle reads (a change of a UOW still
+    open when the previous cycle ended, which commits now: the same bound
+    lakerep_committed_changes reads), or a snapshot row landed in the window (a complete CCD
+    takes it, at the unload start position). A UOW that stays open keeps no table in the cycle:
+    its changes are in CD already, and nothing of it reaches a CCD or a member before its commit
+    is read. But its table keeps a row, not in the cycle (lowest_position null), with any change
+    at or above the previous resync position: its RESTART1 may be such a UOW's first change
+    (capture_cycles). A cycle that reads again from restart tokens keeps every change at or above
+    the previous resync position in the cycle. None when a relation it reads is not built.
 -#}
 {% macro lakerep_cycle_reads() %}
     {%- set window = lakerep_cycle_window() -%}
@@ -27,26 +29,34 @@
     {%- if window is none or log is none or snapshots is none -%}
         {{ return(none) }}
     {%- endif -%}
-    {%- set query -%}
-        select concat(source_owner, '.', source_table) as source, min(log_position) as lowest_position
-        from {{ log }}
-        where
-            is_registered_table
-            and (
-                {{ lakerep_in_session_read(window) }}
-                or (
-                    log_position >= {{ lakerep_string_literal(window.previous_resync_position) }}
-                    {%- if window.get('reread_from') is none %}
-                    and uow_id in (
-                        select uow_id from {{ log }}
-                        where record_type = 'C' and {{ lakerep_in_session_read(window) }}
-                    )
-                    {%- endif %}
+    {%- set since_resync = 'log_position >= ' ~ lakerep_string_literal(window.previous_resync_position) -%}
+    {%- set in_cycle -%}
+        (
+            {{ lakerep_in_session_read(window) }}
+            or (
+                {{ since_resync }}
+                {%- if window.get('reread_from') is none %}
+                and uow_id in (
+                    select uow_id from {{ log }}
+                    where record_type = 'C' and {{ lakerep_in_session_read(window) }}
                 )
+                {%- endif %}
             )
+        )
+    {%- endset -%}
+    {%- set query -%}
+        select
+            concat(source_owner, '.', source_table) as source,
+            min(case when {{ in_cycle }} then log_position end) as lowest_position,
+            bool_or({{ in_cycle }}) as in_cycle
+        from {{ log }}
+        where is_registered_table and ({{ lakerep_in_session_read(window) }} or {{ since_resync }})
         group by source_owner, source_table
         union all
-        select concat(source_owner, '.', source_table) as source, min(unload_start_position) as lowest_position
+        select
+            concat(source_owner, '.', source_table) as source,
+            min(unload_start_position) as lowest_position,
+            true as in_cycle
         from {{ snapshots }}
         where {{ lakerep_in_capture_window(window) }}
         group by source_owner, source_table

@@ -68,9 +68,10 @@ uows_committed as (
 ),
 
 -- The CD rows each table with something in the cycle (lakerep_reads_table_this_cycle) wrote in
--- it, and those of UOWs still in flight, in one scan of its CD table. A table with nothing in
--- the cycle has no row read and no UOW in flight: it has no row here (0 row changes), and its
--- CD table is not touched.
+-- it, and those of UOWs still in flight, in one scan of its CD table. A table out of the cycle
+-- with a change at or above the previous resync position is scanned too: a UOW still open may
+-- have made it, and its first change is the table's RESTART1. Any other table has no row read
+-- and no UOW in flight: it has no row here (0 row changes), and its CD table is not touched.
 cd_rows_in_cycle as (
     select
         cast(null as string) as source_owner,
@@ -79,7 +80,8 @@ cd_rows_in_cycle as (
         cast(null as string) as IBMSNAP_INTENTSEQ,
         false as read_this_cycle
     where false
-    {%- for entry in registered_models if lakerep_reads_table_this_cycle(entry.source_owner, entry.source_table) %}
+    {%- for entry in registered_models
+        if lakerep_reads_table_this_cycle(entry.source_owner, entry.source_table, in_flight=true) %}
         {%- set read_this_cycle = lakerep_in_source_read(window, entry, position='IBMSNAP_INTENTSEQ') %}
         union all
         select

@@ -5,8 +5,10 @@ whose UOW began in the previous cycle and commits in this one, get them all.
 A generated history (every table; the SALES members refreshed, the STOCK set stopped with a gap:
 INVENTORY.STOCK has DISABLE_REFRESH), then cycles of hand-made records on SALES.ORDERS only: the
 first lands a UOW's insert without its commit, the second nothing (the UOW stays open: a UOW
-whose commit the cycle does not read keeps no table in it), the third its commit and a whole
-second UOW. SALES.CUSTOMERS, SALES.ORDER_LINES and INVENTORY.STOCK have nothing in any of them.
+whose commit the cycle does not read keeps no table in it), the third a whole UOW of the
+unregistered table AUDIT.EVENTS only (the log read moves past the open UOW's first change, and
+ORDERS' RESTART1 must stay at it), the fourth its commit and a whole second UOW.
+SALES.CUSTOMERS, SALES.ORDER_LINES and INVENTORY.STOCK have nothing in any of them.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from lakerep.pipeline import land_refresh_snapshots, land_workload
 from lakerep.pipeline import run_cycle as pipeline_cycle
 from lakerep.scaffold import ccd_model_name, cd_model_name
 from lakerep.summary import relation_name
+from lakerep.workload.generator import UNREGISTERED_TABLE
 
 pytestmark = pytest.mark.usefixtures("one_parse")  # the cycles of the module share one dbt parse
 
@@ -71,16 +74,20 @@ def an_image(spark, member, **changes) -> str:
     return json.dumps(row)
 
 
-def log_record(n: int, uow: int, kind: str, member=None, after_image: str | None = None) -> dict:
+def log_record(n: int, uow: int, kind: str, member=None, after_image: str | None = None, table=None) -> dict:
     """A landing-format log record, a little after the history in source time (each cycle warm
-    starts, and LAG_LIMIT measures the restart point against the log's end)."""
+    starts, and LAG_LIMIT measures the restart point against the log's end). Its table is the
+    member's source, else `table` (owner, name), else none (a commit)."""
     registration = member.registration if member is not None else None
+    owner, name = (
+        (registration.source_owner, registration.source_table) if registration else (table or (None, None))
+    )
     return {
         "log_position": position(n),
         "uow_id": position(uow),
         "record_type": kind,
-        "source_owner": registration.source_owner if registration else None,
-        "source_table": registration.source_table if registration else None,
+        "source_owner": owner,
+        "source_table": name,
         "log_timestamp": LAST_TIME,
         "auth_id": "TESTER",
         "auth_token": "untouched",
@@ -91,6 +98,12 @@ def log_record(n: int, uow: int, kind: str, member=None, after_image: str | None
 
 def cycle() -> None:
     pipeline_cycle(quiet=True, command="run")
+
+
+def restart1_by_table(spark) -> dict[str, str]:
+    state = relation_name("capture_state")
+    rows = spark.sql(f"select source_owner, source_table, restart1 from {state}").collect()
+    return {f"{owner}.{table}": restart1 for owner, table, restart1 in rows}
 
 
 @pytest.fixture(scope="module")
@@ -105,13 +118,25 @@ def lake(spark):
     before = {model: delta_versions(spark, model) for model in untouched_models()}
 
     end = int(workload.log_end_position, 16)
-    open_uow, next_uow = end + 0x100, end + 0x200
+    open_uow, next_uow, audit_uow = end + 0x100, end + 0x200, end + 0x300
     open_order = an_image(spark, ORDERS, order_id=OPEN_ORDER_ID)
     landing.land_log_records(spark, [log_record(end + 0x10, open_uow, "I", ORDERS, open_order)])
     cycle()
     open_cycle = {model: delta_versions(spark, model) for model in member_models(ORDERS)}
     cycle()  # nothing landed: the UOW is still open
     idle_cycle = {model: delta_versions(spark, model) for model in member_models(ORDERS)}
+    audit_table = (UNREGISTERED_TABLE.source_owner, UNREGISTERED_TABLE.source_table)
+    audit_event = json.dumps({"event_id": 900_000_003, "message": "a UOW of a table not registered"})
+    landing.land_log_records(
+        spark,
+        [
+            log_record(end + 0x14, audit_uow, "I", after_image=audit_event, table=audit_table),
+            log_record(end + 0x18, audit_uow, "C"),
+        ],
+    )
+    cycle()  # a UOW of the unregistered table only: the log read moves on, the UOW stays open
+    unregistered_cycle = {model: delta_versions(spark, model) for model in member_models(ORDERS)}
+    restart1_while_open = restart1_by_table(spark)
     landing.land_log_records(
         spark,
         [
@@ -126,8 +151,12 @@ def lake(spark):
         "workload": workload,
         "before": before,
         "commits": commits,
+        "open_first_change": position(end + 0x10),
         "open_cycle": open_cycle,
         "idle_cycle": idle_cycle,
+        "unregistered_cycle": unregistered_cycle,
+        "restart1_while_open": restart1_while_open,
+        "restart1_after": restart1_by_table(spark),
     }
 
 
@@ -138,6 +167,21 @@ def test_tables_and_members_without_changes_get_no_delta_commit(spark, lake):
 
 def test_a_uow_still_open_keeps_its_table_out_of_a_cycle_that_reads_no_commit_of_it(spark, lake):
     assert lake["idle_cycle"] == lake["open_cycle"]
+    assert lake["unregistered_cycle"] == lake["open_cycle"]
+
+
+def test_restart1_stays_at_the_first_change_of_a_uow_open_on_a_table_out_of_the_cycle(lake):
+    """SPEC §3: RESTART1 is the first change to the source of the oldest UOW still in flight,
+    else the highest position read. The cycle that read only the unregistered UOW ended past the
+    open UOW's first change to ORDERS; the other tables had nothing in flight."""
+    orders = f"{ORDERS.registration.source_owner}.{ORDERS.registration.source_table}"
+    while_open = lake["restart1_while_open"]
+    highest_read = position(int(lake["open_first_change"], 16) + 0x08)
+    assert while_open == {
+        table: lake["open_first_change"] if table == orders else highest_read for table in while_open
+    }
+    after = lake["restart1_after"]
+    assert set(after.values()) == {lake["commits"][OPEN_ORDER_ID]}
 
 
 def test_a_uow_begun_in_the_previous_cycle_reaches_the_ccd_and_its_target(spark, lake):
