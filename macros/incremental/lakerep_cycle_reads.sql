@@ -46,12 +46,19 @@
     {%- endset -%}
     {%- set query -%}
         select
-            concat(source_owner, '.', source_table) as source,
-            min(case when {{ in_cycle }} then log_position end) as lowest_position,
-            bool_or({{ in_cycle }}) as in_cycle
-        from {{ log }}
-        where is_registered_table and ({{ lakerep_in_session_read(window) }} or {{ since_resync }})
-        group by source_owner, source_table
+            source,
+            min(case when in_cycle then log_position end) as lowest_position,
+            bool_or(in_cycle) as in_cycle
+        from (
+            -- in_cycle once per record: its commit subquery is one join, not one per use
+            select
+                concat(source_owner, '.', source_table) as source,
+                log_position,
+                {{ in_cycle }} as in_cycle
+            from {{ log }}
+            where is_registered_table and ({{ lakerep_in_session_read(window) }} or {{ since_resync }})
+        ) as records
+        group by source
         union all
         select
             concat(source_owner, '.', source_table) as source,
