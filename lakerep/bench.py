@@ -56,10 +56,12 @@ def _jvm_peak_rss_mib() -> float | None:
 
 
 WRITE_STATEMENT = re.compile(
-    r"^\s*(merge\s+into|insert\s+(into|overwrite)|create\s+(or\s+replace\s+)?table|delete\s+from|update\s)",
+    r"^\s*(merge\s+into|insert\s+(into|overwrite)|create\s+(or\s+replace\s+)?table|delete\s+from|update\s"
+    r"|optimize\s)",
     re.IGNORECASE,
 )
-"""A statement that commits to a Delta table (dbt's query comment and SQL comments stripped first)."""
+"""A statement that commits to a Delta table (dbt's query comment and SQL comments stripped first;
+an `optimize` commits only when it compacts)."""
 
 
 @dataclass

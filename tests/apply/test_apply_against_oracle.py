@@ -215,6 +215,27 @@ def cd_rows(spark, member) -> set[tuple]:
     return {tuple(row) for row in rows}
 
 
+def delta_tables(spark) -> dict[str, tuple[int, int]]:
+    """Every Delta table of the lake (views left out): its data files and its latest version."""
+    tables = {}
+    for schema in (row[0] for row in spark.sql("show databases like 'lakerep*'").collect()):
+        views = {row["viewName"] for row in spark.sql(f"show views in {schema}").collect()}
+        for row in spark.sql(f"show tables in {schema}").collect():
+            if row["tableName"] not in views and not row["isTemporary"]:
+                name = f"{schema}.{row['tableName']}"
+                files = spark.sql(f"describe detail {name}").collect()[0]["numFiles"]
+                version = spark.sql(f"describe history {name} limit 1").collect()[0]["version"]
+                tables[name] = (files, version)
+    return tables
+
+
+# What a prune cycle writes besides compacting: the prune's log and the deletes.
+PRUNED = {"lakerep_capture.uow", "lakerep_control.capture_prune"}
+# Models rebuilt whole each time they run (table materialization): they never grow, and the
+# compaction leaves them alone.
+REPLACED = {"lakerep_apply.apply_exceptions", *(f"lakerep_apply.apply_changes__{name}" for name in MEMBERS)}
+
+
 def test_pruning_deletes_exactly_the_rows_no_member_needs(spark, workload):
     land(spark, workload)
     run_cycle("--exclude", "path:models/apply")  # Capture moves on, Apply does not
@@ -224,8 +245,9 @@ def test_pruning_deletes_exactly_the_rows_no_member_needs(spark, workload):
         row[0] for row in spark.sql(f"select IBMSNAP_UOWID from {relation_name('uow_rollbacks')}").collect()
     }
     before = {member.source: cd_rows(spark, member) for member in MEMBERS.values()}
+    tables_before = delta_tables(spark)
 
-    run_cycle("--select", "capture_prune", "apply_trace", lakerep_prune=True)
+    run_cycle("--select", "capture_prune", "apply_trace", lakerep_prune=True, compact_min_files=3)
 
     for member in MEMBERS.values():
         limit = min(at for name, at in members_at.items() if MEMBERS[name].source == member.source)
@@ -243,6 +265,24 @@ def test_pruning_deletes_exactly_the_rows_no_member_needs(spark, workload):
     assert uow_tests.exit_code == dbt.EXIT_OK and uow_tests.result.results, [
         (result.node.name, str(result.status)) for result in uow_tests.result.results
     ]
+
+    # The cycle compacted every table that grows by a write per cycle and held 3 files or more
+    # into one, and gave the other tables no commit (the CD and UOW tables lost rows first).
+    tables_after = delta_tables(spark)
+    cd_tables = {relation_name(cd_model_name(member.registration)) for member in MEMBERS.values()}
+    compacted = {
+        name for name, (files, _) in tables_before.items()
+        if files >= 3 and name not in PRUNED | REPLACED | cd_tables
+    }  # fmt: skip
+    assert compacted >= {
+        "lakerep_raw.source_log",
+        "lakerep_control.capture_window",
+        "lakerep_apply.apply_plan",
+    }
+    for name in compacted:
+        assert tables_after[name] == (1, tables_before[name][1] + 1), name
+    for name in set(tables_before) - compacted - PRUNED - cd_tables:
+        assert tables_after[name] == tables_before[name], name
 
 
 def test_members_behind_retention_limit_are_refreshed_or_stopped_by_a_gap(spark, workload):

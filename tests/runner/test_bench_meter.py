@@ -19,13 +19,14 @@ def test_writes_are_commits_and_reads_are_not():
         "insert overwrite table t select 1",
         "create or replace table t using delta as select 1",
         "delete from t",
+        "optimize t",
         "create or replace temporary view v as select 1",
         "/* {} */ select * from t",
         "describe table t",
     ]:
         meter(sql_event(sql))
     meter(SimpleNamespace(info=SimpleNamespace(name="SQLQueryStatus"), data=None))
-    assert (meter.statements, meter.commits) == (8, 5)
+    assert (meter.statements, meter.commits) == (9, 6)
 
 
 def test_a_case_prints_one_summary_line():

@@ -8,13 +8,15 @@ with nothing landed, all in one session run. Per cycle it prints the Spark jobs,
 statements, the statements grouped by their job count, with STMTKINDS=1 grouped by their first
 three words, the TOP slowest statements (env TOP), with JOBNAMES=N the stage names of
 statements with N jobs or more, and with JOBDESC=1 the jobs by description (Delta file listing,
-snapshot computation, AQE stage, MERGE passes).
+snapshot computation, AQE stage, MERGE passes). With JFR=FILE it records the driver JVM with Java
+Flight Recorder (settings=profile) over the 10k cycle alone, for tools/jfr_samples.py.
 """
 
 import collections
 import contextlib
 import os
 import re
+import subprocess
 import sys
 import time
 import uuid
@@ -123,6 +125,12 @@ def measure(label):
 
 
 landing.land_log_records(spark, h.workload.next_batch(cyc).records)
+recording = os.environ.get("JFR")
+if recording:
+    pid = str(spark._jvm.java.lang.ProcessHandle.current().pid())
+    subprocess.run(["jcmd", pid, "JFR.start", "name=cycle", "settings=profile", f"filename={recording}"], check=True)
 measure("10k cycle")
+if recording:
+    subprocess.run(["jcmd", pid, "JFR.stop", "name=cycle"], check=True)
 measure("idle dbt")
 measure("idle dbt 2")
