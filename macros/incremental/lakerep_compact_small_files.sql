@@ -14,7 +14,7 @@
     CD and UOW tables, and comes every few minutes, so the files between two of them stay few.
 -#}
 {% macro lakerep_compact_small_files() %}
-    {%- set threshold = _lakerep_compact_min_files() -%}
+    {%- set threshold = lakerep_compact_min_files() -%}
     {%- for relation in _lakerep_growing_tables() -%}
         {%- set detail = run_query('describe detail ' ~ relation) -%}
         {%- if detail.rows and detail.rows[0]['numFiles'] >= threshold -%}
@@ -48,17 +48,4 @@
         {%- endif -%}
     {%- endfor -%}
     {{ return(built) }}
-{% endmacro %}
-
-
-{#- Var compact_min_files: a whole number of files, at least 2 (a compile error naming it otherwise). -#}
-{% macro _lakerep_compact_min_files() %}
-    {%- set value = var('compact_min_files') -%}
-    {%- set whole = value is integer or (value is string and modules.re.fullmatch('[0-9]+', value)) -%}
-    {%- if not whole or (value | int) < 2 -%}
-        {{ exceptions.raise_compiler_error(
-            'var compact_min_files must be a whole number of files, 2 or more, not ' ~ tojson(value)
-        ) }}
-    {%- endif -%}
-    {{ return(value | int) }}
 {% endmacro %}

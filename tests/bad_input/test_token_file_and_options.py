@@ -34,7 +34,7 @@ T1 = "0000000000000001A2B0"
 T2 = "0000000000000001A2F8"
 RETENTION_MACRO = PROJECT_DIR / "macros" / "apply" / "lakerep_retention_cutoff.sql"
 MINUTES_MACRO = PROJECT_DIR / "macros" / "common" / "lakerep_whole_minutes_var.sql"
-COMPACT_MACRO = PROJECT_DIR / "macros" / "incremental" / "lakerep_compact_small_files.sql"
+COMPACT_MACRO = PROJECT_DIR / "macros" / "incremental" / "lakerep_compact_min_files.sql"
 
 
 @pytest.fixture(autouse=True)
@@ -365,10 +365,10 @@ def test_a_compact_min_files_var_that_is_no_whole_number_from_2_is_a_compile_err
     table in every prune, and Jinja's `| int` would make "abc" 0."""
     for value, files in ((50, 50), ("2", 2)):
         variables = {"compact_min_files": value}
-        assert call_macro(COMPACT_MACRO, "_lakerep_compact_min_files", variables) == files
+        assert call_macro(COMPACT_MACRO, "lakerep_compact_min_files", variables) == files
     for value, shown in (("abc", '"abc"'), (1, "1"), (0, "0"), (-5, "-5"), (2.5, "2.5"), (None, "null")):
         with pytest.raises(CompilationError) as raised:
-            call_macro(COMPACT_MACRO, "_lakerep_compact_min_files", {"compact_min_files": value})
+            call_macro(COMPACT_MACRO, "lakerep_compact_min_files", {"compact_min_files": value})
         assert (
             raised.value.msg
             == f"var compact_min_files must be a whole number of files, 2 or more, not {shown}"
