@@ -2,8 +2,9 @@
     Compacts the small files of the lake's Delta tables that grow by a write per cycle, in a cycle
     that prunes (SPEC §6: every PRUNE_INTERVAL, or `lakerep prune`), after its deletes. A table
     is every incremental model (appended or merged into: staging, control, CD, UOW, CCD, targets)
-    and every landing table; a table model or an insert overwrite replaces its files each time,
-    and does not grow. One that holds var compact_min_files files or more (`describe detail`,
+    and every landing table. A table model replaces its files each time and is left out (an
+    incremental insert overwrite does too, and never reaches the threshold). One that holds var
+    compact_min_files files or more (`describe detail`,
     which Delta answers from its snapshot) is rewritten by `optimize`, in a commit of its own that
     changes no row; the others get no statement beyond the describe.
     Why here and not Delta's auto compaction (ADR 0006): every cycle adds a file or two to each
