@@ -4,9 +4,10 @@
     is every incremental model (appended or merged into: staging, control, CD, UOW, CCD, targets)
     and every landing table. A table model replaces its files each time and is left out (an
     incremental insert overwrite does too, and never reaches the threshold). One that holds var
-    compact_min_files files or more (`describe detail`,
-    which Delta answers from its snapshot) is rewritten by `optimize`, in a commit of its own that
-    changes no row; the others get no statement beyond the describe.
+    compact_min_files files or more (2 or more; `describe detail`, which Delta answers from its
+    snapshot) is rewritten by `optimize`, in a commit of its own that changes no row; the others
+    get no statement beyond the describe. Nothing in a cycle that does not prune (capture_prune's
+    first build runs its materialization in any cycle).
     Why here and not Delta's auto compaction (ADR 0006): every cycle adds a file or two to each
     table it writes, and a read costs about 1.3 ms per file, so a session's reads grow with its
     age. Auto compaction compacts each table on its first write in every JVM, whatever it holds
@@ -15,7 +16,10 @@
     CD and UOW tables, and comes every few minutes, so the files between two of them stay few.
 -#}
 {% macro lakerep_compact_small_files() %}
-    {%- set threshold = lakerep_compact_min_files() -%}
+    {%- if not lakerep_cycle_prunes() -%}
+        {{ return(none) }}
+    {%- endif -%}
+    {%- set threshold = lakerep_whole_number_var('compact_min_files', 'files', 2) -%}
     {%- for relation in _lakerep_growing_tables() -%}
         {%- set detail = run_query('describe detail ' ~ relation) -%}
         {%- if detail.rows and detail.rows[0]['numFiles'] >= threshold -%}

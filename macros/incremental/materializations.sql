@@ -23,8 +23,7 @@
     The capture_prune model's (SPEC §6): the project's incremental append of the prune's log rows,
     which raise CD_OLD_SYNCHPOINT in the register view, then the deletes they announce, a
     statement per table in dbt's log (lakerep_prune_plan's delete_sql), then the compaction of
-    the tables that hold many small files (lakerep_compact_small_files; not on the model's first
-    build in a cycle that does not prune). Nothing is written while
+    the tables that hold many small files (lakerep_compact_small_files). Nothing is written while
     the model compiles, and a prune cut off between the two leaves a gap to refresh, never a hole.
 -#}
 {% materialization prune, adapter='spark' -%}
@@ -37,9 +36,7 @@
             {{ step.delete_sql }}
         {%- endcall -%}
     {%- endfor -%}
-    {%- if lakerep_cycle_prunes() -%}
-        {%- do lakerep_compact_small_files() -%}
-    {%- endif -%}
+    {%- do lakerep_compact_small_files() -%}
     {{ return(result) }}
 {%- endmaterialization %}
 

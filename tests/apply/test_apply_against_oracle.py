@@ -231,9 +231,9 @@ def delta_tables(spark) -> dict[str, tuple[int, int]]:
 
 # What a prune cycle writes besides compacting: the prune's log and the deletes.
 PRUNED = {"lakerep_capture.uow", "lakerep_control.capture_prune"}
-# Models rebuilt whole each time they run (table materialization): they never grow, and the
-# compaction leaves them alone.
-REPLACED = {"lakerep_apply.apply_exceptions", *(f"lakerep_apply.apply_changes__{name}" for name in MEMBERS)}
+# The change models, rebuilt whole each time they run (table materialization): they never grow,
+# and the compaction leaves them alone.
+REPLACED = {f"lakerep_apply.apply_changes__{name}" for name in MEMBERS}
 
 
 def test_pruning_deletes_exactly_the_rows_no_member_needs(spark, workload):

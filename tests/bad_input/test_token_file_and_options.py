@@ -34,7 +34,7 @@ T1 = "0000000000000001A2B0"
 T2 = "0000000000000001A2F8"
 RETENTION_MACRO = PROJECT_DIR / "macros" / "apply" / "lakerep_retention_cutoff.sql"
 MINUTES_MACRO = PROJECT_DIR / "macros" / "common" / "lakerep_whole_minutes_var.sql"
-COMPACT_MACRO = PROJECT_DIR / "macros" / "incremental" / "lakerep_compact_min_files.sql"
+NUMBER_MACRO = PROJECT_DIR / "macros" / "common" / "lakerep_whole_number_var.sql"
 
 
 @pytest.fixture(autouse=True)
@@ -260,7 +260,8 @@ def test_a_retention_limit_option_past_what_a_timedelta_holds_is_refused(home: P
 def call_macro(path: Path, name: str, variables: dict, *args: object) -> object:
     """What the macro `name` of the file at `path` returns, rendered by dbt's Jinja environment
     with the dbt context functions these macros call (`var` reads `variables`), and the project's
-    lakerep_whole_minutes_var callable as dbt makes a macro callable (its return() is its value)."""
+    lakerep_whole_minutes_var and lakerep_whole_number_var callable as dbt makes a macro callable
+    (its return() is its value)."""
 
     def macro_return(value):
         raise MacroReturn(value)
@@ -277,6 +278,9 @@ def call_macro(path: Path, name: str, variables: dict, *args: object) -> object:
         "tojson": json.dumps,
         "lakerep_whole_minutes_var": lambda *inner: call_macro(
             MINUTES_MACRO, "lakerep_whole_minutes_var", variables, *inner
+        ),
+        "lakerep_whole_number_var": lambda *inner: call_macro(
+            NUMBER_MACRO, "lakerep_whole_number_var", variables, *inner
         ),
     }
     template = get_environment().from_string(path.read_text(encoding="utf-8"), globals=context)
@@ -360,15 +364,26 @@ def test_a_lag_limit_var_that_is_no_whole_number_of_minutes_is_a_compile_error()
         )
 
 
+def compact_min_files(value: object) -> object:
+    """What lakerep_compact_small_files takes var compact_min_files to be."""
+    return call_macro(
+        NUMBER_MACRO,
+        "lakerep_whole_number_var",
+        {"compact_min_files": value},
+        "compact_min_files",
+        "files",
+        2,
+    )
+
+
 def test_a_compact_min_files_var_that_is_no_whole_number_from_2_is_a_compile_error():
     """A prune cycle compacts the tables holding this many files; 0 or 1 would rewrite every
     table in every prune, and Jinja's `| int` would make "abc" 0."""
     for value, files in ((50, 50), ("2", 2)):
-        variables = {"compact_min_files": value}
-        assert call_macro(COMPACT_MACRO, "lakerep_compact_min_files", variables) == files
+        assert compact_min_files(value) == files
     for value, shown in (("abc", '"abc"'), (1, "1"), (0, "0"), (-5, "-5"), (2.5, "2.5"), (None, "null")):
         with pytest.raises(CompilationError) as raised:
-            call_macro(COMPACT_MACRO, "lakerep_compact_min_files", {"compact_min_files": value})
+            compact_min_files(value)
         assert (
             raised.value.msg
             == f"var compact_min_files must be a whole number of files, 2 or more, not {shown}"
