@@ -17,7 +17,9 @@
     IBMSNAP_COMMITSEQ, then IBMSNAP_INTENTSEQ) updates a matched row only when the source row is
     later by them, and inserts the rows of new keys. The model need not read its own table to
     leave out what is not later: the MERGE reads it once (issue 21).
-    Both of the project's own MERGEs match keys null-safe, as a key column of a source table may
+    A member's target model (config `lakerep_member_target`) deletes and merges in one MERGE
+    (lakerep_target_merge_sql).
+    The project's own MERGEs match keys null-safe, as a key column of a source table may
     be null (a log position never is).
 -#}
 {% macro spark__get_merge_sql(target, source, unique_key, dest_columns, incremental_predicates) %}
@@ -29,6 +31,10 @@
         {%- if floor is not none -%}
             {%- do predicates.append('DBT_INTERNAL_DEST.' ~ column ~ ' >= ' ~ lakerep_string_literal(floor)) -%}
         {%- endif -%}
+    {%- endif -%}
+    {%- set member_target = config.get('lakerep_member_target') -%}
+    {%- if member_target and keys -%}
+        {{ return(lakerep_target_merge_sql(target, source, keys, predicates, member_target)) }}
     {%- endif -%}
     {%- set later_by = config.get('lakerep_update_if_later') -%}
     {%- if later_by and keys -%}
