@@ -6,20 +6,16 @@
     target's) and a flag for the deletes. A key has one row in the change model per cycle (a CCD
     target has no delete rows), so no target row matches two source rows. A cycle cut off and
     run again merges the same rows: a deleted key matches nothing, an inserted one updates to
-    the same values. Keys match null-safe, as in the project's other MERGEs.
+    the same values.
     Arguments: target — the target relation; source — the model's rows (dbt's temporary view);
-    unique_key — the key columns; predicates — more conditions on the match;
+    match — the ON condition (spark__get_merge_sql's: the unique key null-safe);
     target_table — the member's target.
 -#}
-{% macro lakerep_target_merge_sql(target, source, unique_key, predicates, target_table) %}
+{% macro lakerep_target_merge_sql(target, source, match, target_table) %}
     {%- set columns = adapter.get_columns_in_relation(target) | map(attribute='name') | list -%}
     {%- set column_list -%}
         {% for column in columns %}`{{ column }}`{{ ', ' if not loop.last }}{% endfor %}
     {%- endset -%}
-    {%- set conditions = [] + predicates -%}
-    {%- for key in unique_key -%}
-        {%- do conditions.append('DBT_INTERNAL_SOURCE.`' ~ key ~ '` <=> DBT_INTERNAL_DEST.`' ~ key ~ '`') -%}
-    {%- endfor -%}
     merge into {{ target }} as DBT_INTERNAL_DEST
     using (
         select {{ column_list }}, false as lakerep_deletes_key from {{ source }}
@@ -31,7 +27,7 @@
             and apply_cycle = {{ lakerep_current_apply_cycle() }}
             and row_action = 'delete'
     ) as DBT_INTERNAL_SOURCE
-    on {{ conditions | join(' and ') }}
+    on {{ match }}
     when matched and DBT_INTERNAL_SOURCE.lakerep_deletes_key then delete
     when matched then update set
         {%- for column in columns %}

@@ -34,7 +34,7 @@
     {%- endif -%}
     {%- set member_target = config.get('lakerep_member_target') -%}
     {%- if member_target and keys -%}
-        {{ return(lakerep_target_merge_sql(target, source, keys, predicates, member_target)) }}
+        {{ return(lakerep_target_merge_sql(target, source, _lakerep_key_match(keys, predicates), member_target)) }}
     {%- endif -%}
     {%- set later_by = config.get('lakerep_update_if_later') -%}
     {%- if later_by and keys -%}
@@ -58,10 +58,6 @@
     in it and greater in the next, and so on.
 -#}
 {% macro _lakerep_keyed_merge_sql(target, source, keys, predicates, later_by=none) %}
-    {%- set conditions = [] + predicates -%}
-    {%- for key in keys -%}
-        {%- do conditions.append('DBT_INTERNAL_SOURCE.`' ~ key ~ '` <=> DBT_INTERNAL_DEST.`' ~ key ~ '`') -%}
-    {%- endfor -%}
     {%- set later = [] -%}
     {%- for column in later_by or [] -%}
         {%- set terms = [] -%}
@@ -73,11 +69,21 @@
     {%- endfor -%}
     merge into {{ target }} as DBT_INTERNAL_DEST
     using {{ source }} as DBT_INTERNAL_SOURCE
-    on {{ conditions | join(' and ') }}
+    on {{ _lakerep_key_match(keys, predicates) }}
     {%- if later %}
     when matched and ({{ later | join(' or ') }}) then update set *
     {%- endif %}
     when not matched then insert *
+{% endmacro %}
+
+
+{#- The ON condition of the project's own MERGEs: `predicates`, and each key equal null-safe. -#}
+{% macro _lakerep_key_match(keys, predicates) %}
+    {%- set conditions = [] + predicates -%}
+    {%- for key in keys -%}
+        {%- do conditions.append('DBT_INTERNAL_SOURCE.`' ~ key ~ '` <=> DBT_INTERNAL_DEST.`' ~ key ~ '`') -%}
+    {%- endfor -%}
+    {{ return(conditions | join(' and ')) }}
 {% endmacro %}
 
 
