@@ -1,6 +1,7 @@
 """The project's layers hold (issue 25): only staging models read the landing tables through
 `source()`; a macro may name a source only in the operations that write the landing tables
-(landing, and refresh markers, whose checks also read them). No Spark."""
+(landing, and refresh markers, whose checks also read them) and in staging's check for new
+unloads. No Spark."""
 
 from __future__ import annotations
 
@@ -9,13 +10,15 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCE_CALL = re.compile(r"\bsource\(")
-# Operations that write the landing tables (run-operation, never inside a model's SQL), and the
-# relation of the Debezium landing table, which staging reads only once `lakerep land` made it.
+# Operations that write the landing tables (run-operation, never inside a model's SQL), the
+# relation of the Debezium landing table, which staging reads only once `lakerep land` made it,
+# and staging's own check, before stg_source_snapshot_checked runs, for unloads it has not judged.
 MACROS_THAT_WRITE_SOURCES = {
     "macros/landing/lakerep_create_landing_tables.sql",
     "macros/landing/lakerep_create_land_tables.sql",
     "macros/landing/lakerep_debezium_events_relation.sql",
     "macros/apply/lakerep_mark_refresh.sql",
+    "macros/staging/lakerep_snapshot_batches.sql",
 }
 
 

@@ -131,7 +131,9 @@
       table_changed:O.T      registered table O.T may have CD or CCD rows to write
                              (lakerep_table_changes_this_cycle);
       member_changed:TARGET  the member may change its target (lakerep_member_changes_this_cycle);
-      operational_errors     a member met an operational error this Apply cycle (apply_set_status).
+      operational_errors     a member met an operational error this Apply cycle (apply_set_status);
+      snapshots_landed       an unload landed that stg_source_snapshot_checked has not judged
+                             (lakerep_snapshots_landed).
 -#}
 {% macro _lakerep_writes_this_cycle(condition) %}
     {%- set name, _, argument = condition.partition(':') -%}
@@ -145,10 +147,12 @@
         {{ return(lakerep_member_changes_this_cycle(argument)) }}
     {%- elif name == 'operational_errors' -%}
         {{ return(lakerep_set_statuses() | selectattr('operational_errors') | list | length > 0) }}
+    {%- elif name == 'snapshots_landed' -%}
+        {{ return(lakerep_snapshots_landed()) }}
     {%- else -%}
         {{ exceptions.raise_compiler_error(
             'lakerep_writes_if must be run_undecided, pruning, table_changed:OWNER.TABLE, '
-            ~ 'member_changed:TARGET or operational_errors, not ' ~ condition
+            ~ 'member_changed:TARGET, operational_errors or snapshots_landed, not ' ~ condition
         ) }}
     {%- endif -%}
 {% endmacro %}

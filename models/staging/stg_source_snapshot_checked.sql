@@ -1,4 +1,11 @@
-{{ config(materialized='view') }}
+{{
+    config(
+        materialized='incremental',
+        incremental_strategy='append',
+        on_schema_change='fail',
+        lakerep_writes_if='snapshots_landed',
+    )
+}}
 
 {#-
     Every landed row of an unload (SPEC §2.5), verbatim, with the verdict of validation:
@@ -7,7 +14,12 @@
     back, so a refresh never loads a partial unload. A snapshot is judged per landing batch (one
     landing of it), which also lets a filter on landing_batch reach the landing table.
     stg_source_snapshot has the valid rows, source_snapshot_quarantine the others.
+    Judged once, when it lands: appended in the cycles with a new unload (lakerep_snapshots_landed),
+    so the cycles read verdicts instead of parsing every unload ever landed (issue 21), as
+    stg_source_log_checked holds the log's.
 -#}
+
+{%- set staged_batch = lakerep_snapshot_batches().staged %}
 
 -- depends_on: {{ ref('stg_debezium_snapshot') }}
 
@@ -19,6 +31,7 @@ unloaded as (
         *,
         cast(null as string) as mapping_reason
     from {{ source('lakerep_raw', 'source_snapshot') }}
+    where landing_batch > {{ staged_batch }}
     {%- if lakerep_debezium_events_relation() is not none %}
         union all
         select
@@ -32,6 +45,7 @@ unloaded as (
             landed_at,
             mapping_reason
         from {{ ref('stg_debezium_snapshot') }}
+        where landing_batch > {{ staged_batch }}
     {%- endif %}
 ),
 
