@@ -198,6 +198,9 @@ def diff(target_tables: list[str], at: str | None = None, limit: int = 10) -> Di
     _check_members(target_tables, [member.target_table for member in load_members()])
     arguments = {"target_tables": list(target_tables), "at": at, "limit": limit}
     with critical_section(lake_home()):  # not in the middle of a cycle
+        # Unloads landed since the last cycle are judged first (a small query when none did):
+        # the diff compares against valid ones only, and staging judges each once.
+        dbt.invoke(["run", "--select", "+stg_source_snapshot_checked"], quiet=True)
         messages = dbt.run_operation("lakerep_diff", arguments).messages
     results = [message for message in messages if message.startswith(_DIFF_RESULT)]
     if len(results) != 1:

@@ -19,7 +19,7 @@
     stg_source_log_checked holds the log's.
 -#}
 
-{%- set staged_batch = lakerep_snapshot_batches().staged %}
+{%- set judged_batch = lakerep_snapshot_batches().judged %}
 
 -- depends_on: {{ ref('stg_debezium_snapshot') }}
 
@@ -31,7 +31,7 @@ unloaded as (
         *,
         cast(null as string) as mapping_reason
     from {{ source('lakerep_raw', 'source_snapshot') }}
-    where landing_batch > {{ staged_batch }}
+    where landing_batch > {{ judged_batch }}
     {%- if lakerep_debezium_events_relation() is not none %}
         union all
         select
@@ -45,7 +45,7 @@ unloaded as (
             landed_at,
             mapping_reason
         from {{ ref('stg_debezium_snapshot') }}
-        where landing_batch > {{ staged_batch }}
+        where landing_batch > {{ judged_batch }}
     {%- endif %}
 ),
 

@@ -95,6 +95,9 @@ def lake(spark):
     land_refresh_snapshots(workload)
     land_next_batch(workload, 1_000)
     run_cycle(quiet=True, command="run")
+    judged_version = _delta_version(spark, relation_name("stg_source_snapshot_checked"))
+    land_next_batch(workload, 500)  # log records only: no unload to judge
+    run_cycle(quiet=True, command="run")
     return {
         "workload": workload,
         "landed": rows,
@@ -102,7 +105,12 @@ def lake(spark):
         "quarantined": quarantined,
         "staged": staged,
         "before_refresh": before_refresh,
+        "judged_version": judged_version,
     }
+
+
+def _delta_version(spark, table: str) -> int:
+    return spark.sql(f"describe history {table} limit 1").collect()[0]["version"]
 
 
 def test_each_bad_snapshot_is_quarantined_whole_with_its_reasons(lake):
@@ -135,3 +143,18 @@ def test_targets_are_refreshed_and_receive_changes_once_a_valid_snapshot_lands(s
         assert after[target] > "0" * 20, f"{target} was not refreshed after a valid snapshot landed"
     for target in COPIES:  # a copy holds the source's rows at its synchpoint (a CCD its history)
         assert_target_equals_the_oracle(spark, lake["workload"], MEMBERS[target], after[target])
+
+
+def test_each_landed_unload_is_judged_once_and_a_cycle_without_one_writes_no_verdict(spark, lake):
+    # stg_source_snapshot_checked is appended in the cycle after an unload lands (issue 21), so
+    # every landed row is there exactly once, valid or quarantined, and a cycle that landed only
+    # log records leaves it untouched: no statement, no Delta commit.
+    per_batch = """
+        select landing_batch, count(*) as row_count from {table} group by landing_batch
+    """
+    landed = spark.sql(per_batch.format(table=landing.SOURCE_SNAPSHOT_TABLE)).collect()
+    judged = spark.sql(per_batch.format(table=relation_name("stg_source_snapshot_checked"))).collect()
+    assert sorted(map(tuple, judged)) == sorted(map(tuple, landed))
+    assert len(landed) > 1  # the bad unloads, then the refresh snapshots
+    table = relation_name("stg_source_snapshot_checked")
+    assert _delta_version(spark, table) == lake["judged_version"]
