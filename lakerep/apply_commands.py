@@ -18,9 +18,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from lakerep import dbt
-from lakerep.critical_section import critical_section
 from lakerep.lake import lake_home
-from lakerep.session_lock import refuse_if_active
+from lakerep.locks import critical_section, refuse_if_active
 from lakerep.subscriptions import load_members
 
 _POSITION = re.compile(r"[0-9A-Fa-f]{20}")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -14,6 +15,7 @@ import click
 from lakerep import PROJECT_DIR, apply_commands, dbt
 from lakerep.critical_section import CriticalSectionBusy
 from lakerep.lake import exclusive_lake, lake_home, lake_session, reset_lake
+from lakerep.lake_locks import LeaseLost
 from lakerep.pipeline import (
     LandingNotEmpty,
     land_consistent_snapshots,
@@ -389,6 +391,37 @@ def scenarios(seeds: tuple[int, ...], first_seed: int, count: int, home: Path | 
 
 
 @main.command()
+@click.option(
+    "--home", type=click.Path(file_okay=False, path_type=Path), default=Path(".lakerep-cluster"),
+    show_default=True, help="The cluster's folder: logs, metastore, warehouse.",
+)  # fmt: skip
+@click.option("--server", type=click.Choice(["connect", "thrift"]), default="connect", show_default=True)
+@click.option("--driver-memory", default="2g", show_default=True, help="The server's (driver's) heap.")
+@click.option("--executor-memory", default="2g", show_default=True, help="The executor's heap.")
+def cluster(home: Path, server: str, driver_memory: str, executor_memory: str) -> None:
+    """Start a Spark standalone cluster on 127.0.0.1 from the pyspark package (master, worker
+    and a Spark Connect or Thrift server submitting to it, Delta on every class path), print the
+    variables that point lakerep at it, and keep it up until Ctrl-C or SIGTERM."""
+    import signal
+
+    from lakerep import spark_cluster
+
+    stop = threading.Event()
+    for number in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(number, lambda *_: stop.set())
+    with (
+        _user_errors(),
+        spark_cluster.running_cluster(
+            home, server=server, driver_memory=driver_memory, executor_memory=executor_memory
+        ) as running,
+    ):
+        _echo(f"cluster up: master {running.master_url}, {server} server on 127.0.0.1:{running.server_port}")
+        for name, value in running.environment().items():
+            click.echo(f"export {name}={value}")
+        stop.wait()
+
+
+@main.command()
 @click.option("--json", "as_json", is_flag=True, help="Print the status as JSON, for machines.")
 def status(as_json: bool) -> None:
     """The operator's one look: each session (running or not, its last cycle and lag), each source
@@ -527,6 +560,7 @@ _USER_ERRORS = {
     SessionLocked: EXIT_SESSION_LOCKED,
     SessionActive: EXIT_SESSION_LOCKED,
     CriticalSectionBusy: EXIT_SESSION_LOCKED,
+    LeaseLost: EXIT_SESSION_LOCKED,
     dbt.OperationRejected: EXIT_USER_ERROR,
     LandingNotEmpty: EXIT_USER_ERROR,
     RegistrationError: EXIT_USER_ERROR,

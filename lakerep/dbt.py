@@ -2,19 +2,21 @@
 
 dbt's session method creates the SparkSession inside this process on its first query, from
 the `local` profile's parameters: that profile is the only place Spark is configured. The
-runner, the loader and the tests take that same session afterwards (see `spark_session`).
+runner, the loader and the tests take that same session afterwards (lakerep.lake.lake_session).
+With the `cluster` output, that session is a Spark Connect client of the cluster's server.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
 from lakerep import PROJECT_DIR
-from lakerep.profile import check_environment
+from lakerep.profile import check_environment, connect_url
 
 PROFILES_DIR = PROJECT_DIR / "profiles"
 
@@ -64,6 +66,14 @@ def use_project_paths() -> None:
     os.environ.setdefault("LAKEREP_HOME", str(PROJECT_DIR / ".lakerep"))
     os.environ.setdefault("LAKEREP_LOG4J", str(PROFILES_DIR / "log4j2.properties"))
     check_environment()  # the profile renders these into Spark's settings
+    remote = connect_url()
+    if remote is not None:
+        # Every SparkSession of this process, dbt's and the runner's, is then a Spark Connect
+        # client of the cluster's server (pyspark's builder reads SPARK_REMOTE).
+        os.environ["SPARK_REMOTE"] = remote
+        # dbt-spark asks for Hive support with every statement; a Connect client cannot set that
+        # static setting (the server has it) and pyspark warns each time.
+        warnings.filterwarnings("ignore", "Failed to set spark.sql.catalogImplementation", UserWarning)
 
 
 @contextmanager

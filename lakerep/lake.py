@@ -9,8 +9,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from lakerep import dbt
-from lakerep.critical_section import critical_section
-from lakerep.session_lock import refuse_if_active
+from lakerep.locks import critical_section, refuse_if_active
 
 _landing_tables_ready = False
 

@@ -23,9 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lakerep import dbt, landing
-from lakerep.critical_section import critical_section
 from lakerep.lake import lake_home, lake_session
-from lakerep.session_lock import refuse_if_active
+from lakerep.locks import critical_section, refuse_if_active
 
 FORMATS = ("debezium", "canonical")
 _LANDED_COLUMNS = {"landing_batch", "landed_at"}

@@ -1,9 +1,10 @@
 """Writes log records and source snapshots into the landing tables (SPEC §2.1, §2.5).
 
 Each call is one landing batch: a new batch number (one above the highest landed so far in
-either table) and one landing time for all its rows. Rows go through a JSON-lines file so that
-Spark reads them in bulk; the columns come from the landing table itself (created by the dbt
-macro lakerep_create_landing_tables), so the contract is written down only there.
+either table) and one landing time for all its rows. Rows go as JSON lines, through a file that
+Spark reads in bulk (embedded) or with the plan (a cluster's Spark Connect server). The columns
+come from the landing table itself (created by the dbt macro lakerep_create_landing_tables), so
+the contract is written down only there.
 """
 
 from __future__ import annotations
@@ -11,7 +12,8 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -66,26 +68,56 @@ def _land(spark, table: str, rows: Iterable[dict], batch: int | None = None) -> 
     row_schema = type(target_columns)([f for f in target_columns.fields if f.name not in landed_columns])
     batch = next_landing_batch(spark) if batch is None else batch
     landed_at = datetime.now(UTC).replace(tzinfo=None)
+    lines = (
+        json.dumps({name: row.get(name) for name in row_schema.names}, ensure_ascii=False) for row in rows
+    )
+    reader = _read_json_lines_remotely if is_remote(spark) else _read_json_lines_through_a_file
+    with reader(spark, row_schema, lines) as (frame, count):
+        (
+            frame.withColumn("landing_batch", F.lit(batch).cast("bigint"))
+            .withColumn("landed_at", F.lit(landed_at).cast("timestamp"))
+            .select(*target_columns.names)
+            .write.insertInto(table)
+        )
+    return batch, count
+
+
+def is_remote(spark) -> bool:
+    """Whether `spark` is a Spark Connect client (the `cluster` output), not a session in this
+    process."""
+    from pyspark.sql.utils import is_remote as connect_mode
+
+    return connect_mode() or type(spark).__module__.startswith("pyspark.sql.connect")
+
+
+@contextmanager
+def _read_json_lines_through_a_file(spark, row_schema, lines: Iterator[str]):
+    """The embedded session reads the lines from a file under the lakerep home, in bulk (a
+    DataFrame made from Python rows would cross into the JVM row by row)."""
     directory = Path(os.environ.get("LAKEREP_HOME", ".lakerep")) / "landing"
     directory.mkdir(parents=True, exist_ok=True)
     with tempfile.NamedTemporaryFile(
         "w", encoding="utf-8", suffix=".jsonl", dir=directory, delete=False
     ) as handle:
         count = 0
-        for row in rows:
-            handle.write(json.dumps({name: row.get(name) for name in row_schema.names}, ensure_ascii=False))
+        for line in lines:
+            handle.write(line)
             handle.write("\n")
             count += 1
         path = handle.name
     try:
-        frame = (
-            spark.read.schema(row_schema)
-            .option("mode", "FAILFAST")
-            .json(path)
-            .withColumn("landing_batch", F.lit(batch).cast("bigint"))
-            .withColumn("landed_at", F.lit(landed_at).cast("timestamp"))
-        )
-        frame.select(*target_columns.names).write.insertInto(table)
+        yield spark.read.schema(row_schema).option("mode", "FAILFAST").json(path), count
     finally:
         os.unlink(path)
-    return batch, count
+
+
+@contextmanager
+def _read_json_lines_remotely(spark, row_schema, lines: Iterator[str]):
+    """A cluster's server cannot read the runner's disk: the lines travel with the plan (Spark
+    Connect sends them as Arrow batches) and the server parses them as the file reader would."""
+    from pyspark.sql import functions as F
+
+    texts = list(lines)
+    frame = spark.createDataFrame([(text,) for text in texts], "value string")
+    parsed = frame.select(F.from_json("value", row_schema, {"mode": "FAILFAST"}).alias("row"))
+    yield parsed.select("row.*"), len(texts)

@@ -20,7 +20,7 @@ _UNSAFE = "'\"\\`"
 
 
 def profile_outputs() -> list[str]:
-    """The outputs of the profile (local, thrift): what LAKEREP_TARGET may name."""
+    """The outputs of the profile (local, cluster, thrift): what LAKEREP_TARGET may name."""
     return list(yaml.safe_load(PROFILES_FILE.read_text(encoding="utf-8"))["lakerep"]["outputs"])
 
 
@@ -30,6 +30,12 @@ def profile_outputs() -> list[str]:
 # Spark's or dbt's start as a traceback (a memory size, a number, an output), or name something
 # else (a schema with a dot is a two-part name).
 _WHOLE_NUMBER = re.compile(r"[1-9][0-9]*")
+
+
+def _is_port(value: str) -> bool:
+    return bool(_WHOLE_NUMBER.fullmatch(value)) and int(value) <= 65535
+
+
 VALUE_RULES: dict[str, tuple[Callable[[str], bool], str | Callable[[], str]]] = {
     "LAKEREP_DRIVER_MEMORY": (
         # A unit is required: Spark's launcher passes the value to -Xmx as it is (4096 is bytes).
@@ -45,10 +51,8 @@ VALUE_RULES: dict[str, tuple[Callable[[str], bool], str | Callable[[], str]]] = 
         lambda value: value in profile_outputs(),
         lambda: f"an output of {PROFILES_FILE.name}: " + " or ".join(profile_outputs()),
     ),
-    "LAKEREP_THRIFT_PORT": (
-        lambda value: bool(_WHOLE_NUMBER.fullmatch(value)) and int(value) <= 65535,
-        "a TCP port, 1 to 65535",
-    ),
+    "LAKEREP_THRIFT_PORT": (_is_port, "a TCP port, 1 to 65535"),
+    "LAKEREP_CONNECT_PORT": (_is_port, "a TCP port, 1 to 65535"),
 }
 
 
@@ -99,3 +103,15 @@ def spark_settings(output: str = "local", environment: Mapping[str, str] | None 
     rendered = jinja.from_string(PROFILES_FILE.read_text(encoding="utf-8")).render()
     profile = yaml.safe_load(rendered)["lakerep"]["outputs"][output]
     return {str(key): str(value) for key, value in profile.get("server_side_parameters", {}).items()}
+
+
+def active_output(environment: Mapping[str, str] | None = None) -> str:
+    """The profile output dbt and the runner use: LAKEREP_TARGET, by default `local`."""
+    variables = os.environ if environment is None else environment
+    return variables.get("LAKEREP_TARGET", "local")
+
+
+def connect_url(environment: Mapping[str, str] | None = None) -> str | None:
+    """The Spark Connect server the active output reaches (its `spark.remote`), or None when the
+    output starts Spark in this process (`local`) or reaches it through dbt only (`thrift`)."""
+    return spark_settings(active_output(environment), environment).get("spark.remote")

@@ -21,11 +21,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from lakerep import dbt, landing
-from lakerep.critical_section import critical_section
 from lakerep.lake import lake_home, lake_session
+from lakerep.locks import critical_section, session_lock
 from lakerep.pipeline import APPLY_MODELS
 from lakerep.registrations import load_registrations
-from lakerep.session_lock import session_lock
 from lakerep.sources.landing import land_new_changes
 from lakerep.sources.postgresql import PostgresqlSource
 from lakerep.status import write_cycle_file

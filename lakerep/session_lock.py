@@ -82,11 +82,7 @@ def session_locks(home: Path) -> dict[str, tuple[dict | None, bool]]:
 @contextmanager
 def session_lock(home: Path, session: str) -> Iterator[None]:
     """Hold the session's lock for the body of the with statement; SessionLocked if another holds it."""
-    if not _SESSION_NAME.fullmatch(session):
-        raise ValueError(
-            f"session name {session!r} is not valid: it may hold letters, digits, _ and - "
-            "(up to 64, not starting with -)"
-        )
+    check_session_name(session)
     locks_folder(home)
     lock = lock_path(home, session)
     content = lock_record(os.getpid())
@@ -101,6 +97,15 @@ def session_lock(home: Path, session: str) -> Iterator[None]:
         if _read(lock) == content:
             with contextlib.suppress(FileNotFoundError):
                 lock.unlink()
+
+
+def check_session_name(session: str) -> None:
+    """ValueError unless `session` is a valid session name (it names a lock file, or a lease)."""
+    if not _SESSION_NAME.fullmatch(session):
+        raise ValueError(
+            f"session name {session!r} is not valid: it may hold letters, digits, _ and - "
+            "(up to 64, not starting with -)"
+        )
 
 
 def lock_path(home: Path, session: str) -> Path:

@@ -22,7 +22,7 @@ from dataclasses import asdict
 from datetime import UTC, datetime
 from pathlib import Path
 
-from lakerep.session_lock import session_locks
+from lakerep.locks import session_locks
 
 SETS_NEEDING_ATTENTION = ("STOPPED", "GAP")
 

@@ -7,14 +7,13 @@ real cluster runs its own Thrift Server; point LAKEREP_THRIFT_HOST/PORT at it in
 from __future__ import annotations
 
 import os
-import re
 import socket
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 from lakerep.profile import spark_settings
+from lakerep.spark_cluster import resolve_delta_jars
 
 SERVER_CLASS = "org.apache.spark.sql.hive.thriftserver.HiveThriftServer2"
 
@@ -32,14 +31,10 @@ def start(home: Path, port: int, *, driver_memory: str = "2g") -> subprocess.Pop
     }
     settings = spark_settings("local", environment)
     spark_submit = str(Path(pyspark.__file__).parent / "bin" / "spark-submit")
-    packages = settings.pop("spark.jars.packages")
+    settings.pop("spark.jars.packages")
     master = settings.pop("spark.master")
-    # The server runs statements under its own class loader, which does not see jars that
-    # --packages adds at run time (DATA_SOURCE_NOT_FOUND: delta); so resolve them into the Ivy
-    # folder first and put Delta's own jars on the driver's class path from the start (not
-    # their dependencies: older copies of Spark's own libraries there would shadow Spark's).
-    ivy_jars = _resolve_packages(spark_submit, packages, home, environment)
-    delta_jars = ":".join(str(jar) for jar in sorted(ivy_jars.glob("io.delta_*.jar")))
+    # Delta's jars on the driver's class path from its start (spark_cluster.resolve_delta_jars).
+    delta_jars = resolve_delta_jars(home, environment)
     command = [
         spark_submit,
         "--class", SERVER_CLASS,
@@ -52,23 +47,6 @@ def start(home: Path, port: int, *, driver_memory: str = "2g") -> subprocess.Pop
     ]  # fmt: skip
     log = (home / "thrift-server.log").open("ab")
     return subprocess.Popen(command, cwd=home, env=environment, stdout=log, stderr=subprocess.STDOUT)
-
-
-def _resolve_packages(spark_submit: str, packages: str, home: Path, environment: dict) -> Path:
-    """Have spark-submit fetch `packages` (and their dependencies) into the Ivy jars folder."""
-    noop = home / "resolve_packages.py"
-    noop.write_text("# lakerep: nothing to run; spark-submit resolved the packages.\n")
-    resolved = subprocess.run(
-        [spark_submit, "--master", "local[1]", "--packages", packages,
-         "--conf", "spark.ui.enabled=false", str(noop)],
-        cwd=home, env={**environment, "PYSPARK_PYTHON": sys.executable}, capture_output=True, text=True,
-    )  # fmt: skip
-    if resolved.returncode != 0:
-        raise RuntimeError(f"could not resolve {packages}: {resolved.stderr.strip()[-2000:]}")
-    match = re.search(r"The jars for the packages stored in: (\S+)", resolved.stderr + resolved.stdout)
-    if match is None:
-        raise RuntimeError(f"spark-submit did not say where it stored the jars of {packages}")
-    return Path(match.group(1))
 
 
 def wait_until_listening(process: subprocess.Popen, port: int, timeout: float = 300) -> None:

@@ -96,9 +96,11 @@ BAD_VALUES = [
     ("LAKEREP_SHUFFLE_PARTITIONS", "0", "a whole number of partitions, 1 or more"),
     ("LAKEREP_SCHEMA", "a.b", "a schema name: letters, digits and underscores, not starting with a digit"),
     ("LAKEREP_SCHEMA", "1lake", "a schema name: letters, digits and underscores, not starting with a digit"),
-    ("LAKEREP_TARGET", "prod", "an output of profiles.yml: local or thrift"),
+    ("LAKEREP_TARGET", "prod", "an output of profiles.yml: local or cluster or thrift"),
     ("LAKEREP_THRIFT_PORT", "70000", "a TCP port, 1 to 65535"),
     ("LAKEREP_THRIFT_PORT", "port", "a TCP port, 1 to 65535"),
+    ("LAKEREP_CONNECT_PORT", "0", "a TCP port, 1 to 65535"),
+    ("LAKEREP_CONNECT_PORT", "sc://host", "a TCP port, 1 to 65535"),
 ]
 
 
@@ -119,6 +121,8 @@ def test_a_value_not_of_its_variables_form_is_refused(name: str, value: str, for
         ("LAKEREP_SCHEMA", "lakerep_w0"),
         ("LAKEREP_TARGET", "thrift"),
         ("LAKEREP_THRIFT_PORT", "65535"),
+        ("LAKEREP_TARGET", "cluster"),
+        ("LAKEREP_CONNECT_PORT", "15002"),
     ],
 )
 def test_values_of_their_variables_form_pass(name: str, value: str):

@@ -1,0 +1,260 @@
+"""Locks that live in the lake, for runners that reach it only through a Spark cluster.
+
+Runners of the `cluster` output may run on different machines, sharing nothing but the cluster:
+a lock file on one runner's disk, or the pid of a process there, means nothing to another. So the
+session locks and the lake's critical section (SPEC §6) are leases, rows of the Delta table
+lakerep_locks.leases, one per held lock: {name, holder, pid, host, since, expires}.
+
+Why it is safe:
+- **One winner.** A lock is taken by one MERGE that inserts its row where there is none, or
+  replaces one whose lease has ended. Delta commits a table's versions one at a time (each version
+  file is created only if absent), and the table is `Serializable`: of two MERGEs that read the
+  same version, the second to commit fails with a concurrent-modification error instead of
+  committing over the first. The taker then reads the row back and holds the lock only if the row
+  names it.
+- **One clock.** Every time compared (since, expires, now) is the Spark server's
+  `current_timestamp()`, never a runner's own clock, so runners whose clocks differ agree.
+- **Dead holders.** A holder renews its leases every RENEW_SECONDS from a thread of its own (on
+  a Spark Connect session of its own), to LEASE_SECONDS ahead. A runner that dies, or loses its
+  way to the cluster, stops renewing; its leases end LEASE_SECONDS later, and others may take
+  them. A holder whose renewal finds its row gone or taken has lost the lock: it stops at the end
+  of its cycle (LeaseLost) rather than write on.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import socket
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from lakerep.critical_section import DEFAULT_TIMEOUT, CriticalSectionBusy
+from lakerep.session_lock import SessionActive, SessionLocked, check_session_name
+
+LEASES_TABLE = "lakerep_locks.leases"
+LEASE_SECONDS = 60
+RENEW_SECONDS = 15
+CRITICAL_SECTION = "critical-section"
+_SESSION_PREFIX = "session:"
+_COMMIT_ATTEMPTS = 20
+_LEASE_END = f"current_timestamp() + interval {LEASE_SECONDS} seconds"
+
+HOLDER = uuid.uuid4().hex  # this process, in every lease it takes
+_held: dict[str, int] = {}  # the lease names this process holds, and by which thread
+_lost: set[str] = set()
+_guard = threading.Lock()
+_renewer: threading.Thread | None = None
+
+
+class LeaseLost(RuntimeError):
+    """A lease this process held was found taken or gone when it was renewed."""
+
+
+def _spark():
+    from pyspark.sql import SparkSession
+
+    return SparkSession.builder.getOrCreate()
+
+
+def ensure_leases_table(spark) -> None:
+    spark.sql("create schema if not exists lakerep_locks")
+    spark.sql(
+        f"create table if not exists {LEASES_TABLE} (name string not null, holder string not null, "
+        "pid int, host string, since timestamp, expires timestamp) using delta "
+        "tblproperties ('delta.isolationLevel' = 'Serializable')"
+    )
+
+
+def _holder_record(row) -> dict:
+    return {
+        "pid": row["pid"],
+        "host": row["host"],
+        "since": str(row["since"]),
+        "expires": str(row["expires"]),
+    }
+
+
+def leases(spark, prefix: str = "") -> dict[str, tuple[dict, bool]]:
+    """Each lease whose name starts with `prefix`: its holder record and whether it is live (its
+    lease has not ended by the server's clock)."""
+    ensure_leases_table(spark)
+    rows = spark.sql(f"select *, expires > current_timestamp() as live from {LEASES_TABLE}").collect()
+    return {
+        row["name"]: (_holder_record(row), bool(row["live"]))
+        for row in rows
+        if row["name"].startswith(prefix)
+    }
+
+
+def _string(value: str) -> str:
+    """A SQL string literal of `value`, whatever it holds (a host name is not ours to choose):
+    its UTF-8 bytes in hex. (Spark Connect leaves named parameters of commands unbound.)"""
+    return f"decode(unhex('{value.encode().hex()}'), 'UTF-8')"
+
+
+def _commit(spark, sql: str) -> None:
+    """Run one write to the leases table, again while another commit beat it to the version it
+    read (Delta's concurrent-modification errors); any other error is raised."""
+    for attempt in range(_COMMIT_ATTEMPTS):
+        try:
+            spark.sql(sql).collect()
+            return
+        except Exception as error:
+            if "Concurrent" not in str(error) and "CONCURRENT" not in str(error):
+                raise
+            time.sleep(0.05 * (attempt + 1))
+    raise RuntimeError(f"could not commit to {LEASES_TABLE}: {_COMMIT_ATTEMPTS} concurrent commits in a row")
+
+
+def try_take(spark, name: str, holder_id: str = HOLDER) -> tuple[bool, dict | None]:
+    """Take the lease `name` for `holder_id` (this process) if no live lease holds it: (taken,
+    the holder record if not)."""
+    current = leases(spark, name).get(name)
+    holder, host = _string(holder_id), _string(socket.gethostname())
+    if current is None or not current[1]:
+        _commit(
+            spark,
+            f"merge into {LEASES_TABLE} as lease using (select {_string(name)} as name) as wanted "
+            "on lease.name = wanted.name "
+            "when matched and lease.expires <= current_timestamp() then update set "
+            f"holder = {holder}, pid = {os.getpid()}, host = {host}, since = current_timestamp(), "
+            f"expires = {_LEASE_END} "
+            "when not matched then insert (name, holder, pid, host, since, expires) values "
+            f"({_string(name)}, {holder}, {os.getpid()}, {host}, current_timestamp(), {_LEASE_END})",
+        )
+    row = spark.sql(f"select * from {LEASES_TABLE} where name = {_string(name)}").collect()
+    if row and row[0]["holder"] == holder_id:
+        return True, None
+    return False, _holder_record(row[0]) if row else None
+
+
+def _release(spark, name: str) -> None:
+    _commit(
+        spark,
+        f"delete from {LEASES_TABLE} where name = {_string(name)} and holder = {_string(HOLDER)}",
+    )
+
+
+@contextmanager
+def _holding(name: str, take) -> Iterator[None]:
+    """Hold lease `name` (taken by `take`, re-entered by the thread that holds it) for the body,
+    renewed meanwhile; released on the way out."""
+    thread = threading.get_ident()
+    if _held.get(name) == thread:
+        yield
+        return
+    check_leases()  # a runner that lost its session's lease takes no critical section
+    spark = _spark()
+    take(spark)
+    with _guard:
+        _held[name] = thread
+        _lost.discard(name)
+    _start_renewer()
+    try:
+        yield
+    finally:
+        with _guard:
+            _held.pop(name, None)
+        _release(spark, name)
+
+
+def check_leases() -> None:
+    """LeaseLost if a lease this process holds was found taken or gone when it was renewed."""
+    with _guard:
+        lost = sorted(name for name in _lost if name in _held)
+    if lost:
+        raise LeaseLost(
+            f"the lease {lost[0]!r} in {LEASES_TABLE} was taken or removed while this runner held it "
+            f"(not renewed within {LEASE_SECONDS} s?): stopping"
+        )
+
+
+@contextmanager
+def session_lock(session: str) -> Iterator[None]:
+    """The session's lease for the body; SessionLocked if another runner's lease is live."""
+    check_session_name(session)
+    name = _SESSION_PREFIX + session
+
+    def take(spark) -> None:
+        taken, holder = try_take(spark, name)
+        if not taken:
+            raise SessionLocked(session, holder)
+
+    with _holding(name, take):
+        yield
+
+
+@contextmanager
+def critical_section(*, timeout: float = DEFAULT_TIMEOUT) -> Iterator[None]:
+    """The lake's critical section for the body, waiting up to `timeout` seconds for it."""
+
+    def take(spark) -> None:
+        started = time.monotonic()
+        while True:
+            taken, holder = try_take(spark, CRITICAL_SECTION)
+            if taken:
+                return
+            waited = time.monotonic() - started
+            if waited >= timeout:
+                raise CriticalSectionBusy(waited, holder)
+            time.sleep(min(1.0, timeout - waited))
+
+    with _holding(CRITICAL_SECTION, take):
+        yield
+
+
+def session_locks() -> dict[str, tuple[dict | None, bool]]:
+    """Each session's lease: its holder record and whether it is live."""
+    return {
+        name.removeprefix(_SESSION_PREFIX): lease for name, lease in leases(_spark(), _SESSION_PREFIX).items()
+    }
+
+
+def refuse_if_active() -> None:
+    """SessionActive naming a session whose lease is live."""
+    for session, (holder, live) in session_locks().items():
+        if live:
+            raise SessionActive(session, holder)
+
+
+def _start_renewer() -> None:
+    global _renewer
+    with _guard:
+        if _renewer is not None and _renewer.is_alive():
+            return
+        _renewer = threading.Thread(target=_renew_forever, name="lakerep-lease-renewer", daemon=True)
+        _renewer.start()
+
+
+def _renew_forever() -> None:
+    """Every RENEW_SECONDS, renew this process's leases (`renew`). On a cluster, a Spark Connect
+    session of its own, so that it never waits behind a cycle's statements (an embedded session
+    serves threads side by side)."""
+    from pyspark.sql import SparkSession
+
+    remote = os.environ.get("SPARK_REMOTE")
+    spark = SparkSession.builder.remote(remote).create() if remote else _spark()
+    while True:
+        time.sleep(RENEW_SECONDS)
+        with contextlib.suppress(Exception):  # the cluster is unreachable: the lease runs on
+            renew(spark)
+
+
+def renew(spark) -> None:
+    """Extend every lease this process holds to LEASE_SECONDS from now; mark those found taken or
+    gone as lost (check_leases)."""
+    with _guard:
+        names = list(_held)
+    if not names:
+        return
+    _commit(spark, f"update {LEASES_TABLE} set expires = {_LEASE_END} where holder = {_string(HOLDER)}")
+    kept = {
+        row["name"]
+        for row in spark.sql(f"select name from {LEASES_TABLE} where holder = {_string(HOLDER)}").collect()
+    }
+    with _guard:
+        _lost.update(name for name in names if name in _held and name not in kept)

@@ -1,0 +1,114 @@
+"""Locks held in the lake (lakerep.lake_locks, ADR 0010), on the embedded lake: what runners on
+different machines use when they share only a cluster. Another runner is a row of another holder
+in the leases table, as its process would have written it."""
+
+from __future__ import annotations
+
+import threading
+import uuid
+
+import pytest
+
+from lakerep import lake_locks
+from lakerep.critical_section import CriticalSectionBusy
+from lakerep.lake_locks import LEASES_TABLE, LeaseLost
+from lakerep.session_lock import SessionActive, SessionLocked
+
+
+@pytest.fixture
+def leases(spark):
+    lake_locks.ensure_leases_table(spark)
+    spark.sql(f"delete from {LEASES_TABLE}")
+    yield spark
+    spark.sql(f"delete from {LEASES_TABLE}")
+
+
+def another_runner_holds(spark, name: str, *, ends_in_seconds: int) -> None:
+    spark.sql(
+        f"insert into {LEASES_TABLE} values ('{name}', 'elsewhere', 4242, 'other-host', "
+        f"current_timestamp(), current_timestamp() + interval {ends_in_seconds} seconds)"
+    )
+
+
+def held_names(spark) -> set[str]:
+    return {row["name"] for row in spark.sql(f"select name from {LEASES_TABLE}").collect()}
+
+
+def test_a_session_lease_is_held_while_the_session_runs_and_released_after(leases):
+    with lake_locks.session_lock("alpha"):
+        assert held_names(leases) == {"session:alpha"}
+        with pytest.raises(SessionActive, match="session alpha is running"):
+            lake_locks.refuse_if_active()
+    assert held_names(leases) == set()
+    lake_locks.refuse_if_active()
+
+
+def test_a_live_lease_of_another_machine_refuses_the_session(leases):
+    another_runner_holds(leases, "session:alpha", ends_in_seconds=60)
+    with pytest.raises(SessionLocked, match="pid 4242, host other-host"), lake_locks.session_lock("alpha"):
+        pass
+    with pytest.raises(SessionActive, match="session alpha is running"):
+        lake_locks.refuse_if_active()
+
+
+def test_a_lease_that_ended_is_taken_over(leases):
+    another_runner_holds(leases, "session:alpha", ends_in_seconds=-1)  # its runner stopped renewing
+    lake_locks.refuse_if_active()  # an ended lease is no running session
+    with lake_locks.session_lock("alpha"):
+        holder = leases.sql(f"select holder from {LEASES_TABLE}").collect()[0]["holder"]
+        assert holder == lake_locks.HOLDER
+
+
+def test_the_critical_section_waits_then_names_its_holder(leases):
+    another_runner_holds(leases, "critical-section", ends_in_seconds=60)
+    with (
+        pytest.raises(CriticalSectionBusy, match="pid 4242, host other-host"),
+        lake_locks.critical_section(timeout=2),
+    ):
+        pass
+
+
+def test_the_critical_section_is_entered_again_by_its_holder(leases):
+    with lake_locks.critical_section(), lake_locks.critical_section(timeout=0):
+        assert held_names(leases) == {"critical-section"}
+    assert held_names(leases) == set()
+
+
+def race(spark, contenders: list[str]) -> dict[str, bool]:
+    """Each contender takes the lease `session:race` at once, from a thread of its own."""
+    won: dict[str, bool] = {}
+    barrier = threading.Barrier(len(contenders))
+
+    def take(holder: str) -> None:
+        barrier.wait()
+        won[holder] = lake_locks.try_take(spark, "session:race", holder)[0]
+
+    threads = [threading.Thread(target=take, args=(holder,)) for holder in contenders]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return won
+
+
+def test_of_runners_taking_one_lease_at_once_exactly_one_wins(leases):
+    for _ in range(3):
+        leases.sql(f"delete from {LEASES_TABLE}")
+        won = race(leases, [uuid.uuid4().hex for _ in range(2)])
+        assert sorted(won.values()) == [False, True], won
+        winner = next(holder for holder, taken in won.items() if taken)
+        rows = leases.sql(f"select holder from {LEASES_TABLE} where name = 'session:race'").collect()
+        assert [row["holder"] for row in rows] == [winner]
+
+
+def test_a_lease_found_taken_when_renewed_is_lost_and_no_critical_section_follows(leases):
+    with lake_locks.session_lock("alpha"):
+        lake_locks.renew(leases)
+        lake_locks.check_leases()  # renewed, still ours
+        leases.sql(f"delete from {LEASES_TABLE} where name = 'session:alpha'")  # taken over, say
+        another_runner_holds(leases, "session:alpha", ends_in_seconds=60)
+        lake_locks.renew(leases)
+        with pytest.raises(LeaseLost, match="session:alpha"):
+            lake_locks.check_leases()
+        with pytest.raises(LeaseLost), lake_locks.critical_section():
+            pass
