@@ -9,6 +9,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from lakerep import dbt
+from lakerep.lake_locks import LEASES_SCHEMA
 from lakerep.locks import critical_section, refuse_if_active
 
 _landing_tables_ready = False
@@ -57,13 +58,14 @@ def exclusive_lake() -> Iterator[Path]:
 
 
 def reset_lake() -> None:
-    """Drop every lakerep schema (landing, staging, control, ...) and recreate empty landing
-    tables, with the lake to ourselves (exclusive_lake)."""
+    """Drop every lakerep schema (landing, staging, control, ...) but the locks' and recreate
+    empty landing tables, with the lake to ourselves (exclusive_lake)."""
     global _landing_tables_ready
     with exclusive_lake() as home:
         spark = lake_session()
         for (schema,) in spark.sql("show schemas like 'lakerep*'").collect():
-            spark.sql(f"drop schema if exists {schema} cascade")
+            if schema != LEASES_SCHEMA:  # on a cluster, the locks this reset holds (lake_locks)
+                spark.sql(f"drop schema if exists {schema} cascade")
         shutil.rmtree(home / "status", ignore_errors=True)  # `lakerep status`: the dropped lake's cycles
         _landing_tables_ready = False
         lake_session()

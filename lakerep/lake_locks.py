@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import socket
 import threading
 import time
@@ -35,7 +36,8 @@ from contextlib import contextmanager
 from lakerep.critical_section import DEFAULT_TIMEOUT, CriticalSectionBusy
 from lakerep.session_lock import SessionActive, SessionLocked, check_session_name
 
-LEASES_TABLE = "lakerep_locks.leases"
+LEASES_SCHEMA = "lakerep_locks"  # never dropped by reset_lake: it holds the reset's own lease
+LEASES_TABLE = f"{LEASES_SCHEMA}.leases"
 LEASE_SECONDS = 60
 RENEW_SECONDS = 15
 CRITICAL_SECTION = "critical-section"
@@ -43,15 +45,23 @@ _SESSION_PREFIX = "session:"
 _COMMIT_ATTEMPTS = 20
 _LEASE_END = f"current_timestamp() + interval {LEASE_SECONDS} seconds"
 
+# Delta's errors for a commit that another beat to the version it read (DELTA_CONCURRENT_APPEND,
+# ..._DELETE_READ, METADATA_CHANGED, ...), and a table two runners created at once.
+_RETRYABLE = re.compile(r"concurrent|METADATA_CHANGED|PROTOCOL_CHANGED|ALREADY_EXISTS", re.IGNORECASE)
+# A lease not renewed for this long may have ended, or be about to, without its holder knowing.
+_TRUST_SECONDS = LEASE_SECONDS - RENEW_SECONDS
+
 HOLDER = uuid.uuid4().hex  # this process, in every lease it takes
 _held: dict[str, int] = {}  # the lease names this process holds, and by which thread
+_renewed_at: dict[str, float] = {}  # when each held lease was last taken or renewed (monotonic)
 _lost: set[str] = set()
 _guard = threading.Lock()
 _renewer: threading.Thread | None = None
+_table_ready = False
 
 
 class LeaseLost(RuntimeError):
-    """A lease this process held was found taken or gone when it was renewed."""
+    """A lease this process held was found taken or gone, or could not be renewed in time."""
 
 
 def _spark():
@@ -61,12 +71,18 @@ def _spark():
 
 
 def ensure_leases_table(spark) -> None:
-    spark.sql("create schema if not exists lakerep_locks")
-    spark.sql(
+    """Create the leases table where there is none (once per process: `reset_lake` keeps it)."""
+    global _table_ready
+    if _table_ready:
+        return
+    _commit(spark, f"create schema if not exists {LEASES_SCHEMA}")
+    _commit(
+        spark,
         f"create table if not exists {LEASES_TABLE} (name string not null, holder string not null, "
         "pid int, host string, since timestamp, expires timestamp) using delta "
-        "tblproperties ('delta.isolationLevel' = 'Serializable')"
+        "tblproperties ('delta.isolationLevel' = 'Serializable')",
     )
+    _table_ready = True
 
 
 def _holder_record(row) -> dict:
@@ -104,7 +120,7 @@ def _commit(spark, sql: str) -> None:
             spark.sql(sql).collect()
             return
         except Exception as error:
-            if "Concurrent" not in str(error) and "CONCURRENT" not in str(error):
+            if not _RETRYABLE.search(str(error)):
                 raise
             time.sleep(0.05 * (attempt + 1))
     raise RuntimeError(f"could not commit to {LEASES_TABLE}: {_COMMIT_ATTEMPTS} concurrent commits in a row")
@@ -152,24 +168,33 @@ def _holding(name: str, take) -> Iterator[None]:
     take(spark)
     with _guard:
         _held[name] = thread
+        _renewed_at[name] = time.monotonic()
         _lost.discard(name)
     _start_renewer()
     try:
         yield
+        check_leases([name])  # the body's writes were made without the lease: say so
     finally:
         with _guard:
             _held.pop(name, None)
+            _renewed_at.pop(name, None)
         _release(spark, name)
 
 
-def check_leases() -> None:
-    """LeaseLost if a lease this process holds was found taken or gone when it was renewed."""
+def check_leases(names: list[str] | None = None) -> None:
+    """LeaseLost if a lease this process holds (of `names`, by default any) was found taken or
+    gone when it was renewed, or has not been renewed for longer than it can be trusted to last."""
+    now = time.monotonic()
     with _guard:
-        lost = sorted(name for name in _lost if name in _held)
+        lost = sorted(
+            name
+            for name in (list(_held) if names is None else names)
+            if name in _held and (name in _lost or now - _renewed_at.get(name, now) > _TRUST_SECONDS)
+        )
     if lost:
         raise LeaseLost(
-            f"the lease {lost[0]!r} in {LEASES_TABLE} was taken or removed while this runner held it "
-            f"(not renewed within {LEASE_SECONDS} s?): stopping"
+            f"the lease {lost[0]!r} in {LEASES_TABLE} was taken or removed while this runner held it, "
+            f"or could not be renewed within {_TRUST_SECONDS} s: stopping"
         )
 
 
@@ -237,10 +262,14 @@ def _renew_forever() -> None:
     from pyspark.sql import SparkSession
 
     remote = os.environ.get("SPARK_REMOTE")
-    spark = SparkSession.builder.remote(remote).create() if remote else _spark()
+    spark = None
     while True:
         time.sleep(RENEW_SECONDS)
-        with contextlib.suppress(Exception):  # the cluster is unreachable: the lease runs on
+        # A failure (the cluster unreachable) leaves the leases unrenewed: check_leases stops the
+        # holder once they can no longer be trusted; the next round tries again.
+        with contextlib.suppress(Exception):
+            if spark is None:
+                spark = SparkSession.builder.remote(remote).create() if remote else _spark()
             renew(spark)
 
 
@@ -251,10 +280,22 @@ def renew(spark) -> None:
         names = list(_held)
     if not names:
         return
-    _commit(spark, f"update {LEASES_TABLE} set expires = {_LEASE_END} where holder = {_string(HOLDER)}")
+    started = time.monotonic()
+    held = ", ".join(_string(name) for name in names)
+    _commit(
+        spark,
+        f"update {LEASES_TABLE} set expires = {_LEASE_END} "
+        f"where holder = {_string(HOLDER)} and name in ({held})",
+    )
     kept = {
         row["name"]
         for row in spark.sql(f"select name from {LEASES_TABLE} where holder = {_string(HOLDER)}").collect()
     }
     with _guard:
-        _lost.update(name for name in names if name in _held and name not in kept)
+        for name in names:
+            if name not in _held:
+                continue
+            if name in kept:
+                _renewed_at[name] = max(_renewed_at.get(name, started), started)
+            else:
+                _lost.add(name)

@@ -53,7 +53,7 @@ class Cluster:
         return {"LAKEREP_TARGET": "thrift", "LAKEREP_THRIFT_PORT": str(self.server_port)}
 
     def stop(self) -> None:
-        """Stop the server, then the worker, then the master (the reverse of their start)."""
+        """Stop every process (SIGTERM, the server's first; SIGKILL after 60 s)."""
         for process in reversed(self.processes):
             process.terminate()
         for process in reversed(self.processes):
@@ -118,26 +118,27 @@ def start(
     home = home.absolute()
     home.mkdir(parents=True, exist_ok=True)
     environment = base_environment(home, driver_memory)
-    master_port, server_port = free_port(), free_port()
-    cluster = Cluster(home, f"spark://{LOOPBACK}:{master_port}", server_port, server)
-    master = [
-        spark_bin("spark-class"), MASTER_CLASS,
-        "--host", LOOPBACK, "--port", str(master_port), "--webui-port", str(free_port()),
-    ]  # fmt: skip
-    worker = [
-        spark_bin("spark-class"), WORKER_CLASS, cluster.master_url,
-        "--host", LOOPBACK, "--webui-port", str(free_port()), "--work-dir", str(home / "work"),
-        "--cores", str(os.cpu_count() or 2), "--memory", _worker_memory(executor_memory),
-    ]  # fmt: skip
+    delta_jars = resolve_delta_jars(home, environment)
+    # Each port is picked just before its process starts (a free port may be taken meanwhile;
+    # wait_until_listening then sees the process fail).
+    master_port = free_port()
+    cluster = Cluster(home, f"spark://{LOOPBACK}:{master_port}", 0, server)
     try:
-        delta_jars = resolve_delta_jars(home, environment)
-        _spawn(cluster, "master", environment, master)
+        _spawn(cluster, "master", environment, [
+            spark_bin("spark-class"), MASTER_CLASS,
+            "--host", LOOPBACK, "--port", str(master_port), "--webui-port", str(free_port()),
+        ])  # fmt: skip
         wait_until_listening(cluster, "master", master_port)
-        _spawn(cluster, "worker", environment, worker)
+        _spawn(cluster, "worker", environment, [
+            spark_bin("spark-class"), WORKER_CLASS, cluster.master_url,
+            "--host", LOOPBACK, "--webui-port", str(free_port()), "--work-dir", str(home / "work"),
+            "--cores", str(os.cpu_count() or 2), "--memory", _worker_memory(executor_memory),
+        ])  # fmt: skip
+        cluster.server_port = free_port()
         _spawn(
             cluster, server, environment, _server_command(cluster, environment, delta_jars, executor_memory)
         )
-        wait_until_listening(cluster, server, server_port)
+        wait_until_listening(cluster, server, cluster.server_port)
     except BaseException:
         cluster.stop()
         raise
@@ -223,7 +224,10 @@ def wait_until_listening(cluster: Cluster, name: str, port: int, timeout: float 
                 f"the end of {log}:\n{_tail(log)}"
             )
         with socket.socket() as probe:
-            if probe.connect_ex((LOOPBACK, port)) == 0:
+            listening = probe.connect_ex((LOOPBACK, port)) == 0
+        if listening and process.poll() is None:
+            time.sleep(1)  # a process that failed to bind (the port taken) exits soon after
+            if process.poll() is None:
                 return
         time.sleep(0.5)
     raise TimeoutError(f"the {name} did not listen on {LOOPBACK}:{port} within {timeout:.0f} s; see {log}")

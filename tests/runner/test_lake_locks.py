@@ -18,15 +18,22 @@ from lakerep.session_lock import SessionActive, SessionLocked
 @pytest.fixture
 def leases(spark):
     lake_locks.ensure_leases_table(spark)
-    spark.sql(f"delete from {LEASES_TABLE}")
+    write(spark, f"delete from {LEASES_TABLE}")
     yield spark
-    spark.sql(f"delete from {LEASES_TABLE}")
+    write(spark, f"delete from {LEASES_TABLE}")
+
+
+def write(spark, sql: str) -> None:
+    """A write of the test's own, retried like the runner's when its lease renewals (a thread of
+    this process, every 15 s) commit to the table at the same moment."""
+    lake_locks._commit(spark, sql)
 
 
 def another_runner_holds(spark, name: str, *, ends_in_seconds: int) -> None:
-    spark.sql(
+    write(
+        spark,
         f"insert into {LEASES_TABLE} values ('{name}', 'elsewhere', 4242, 'other-host', "
-        f"current_timestamp(), current_timestamp() + interval {ends_in_seconds} seconds)"
+        f"current_timestamp(), current_timestamp() + interval {ends_in_seconds} seconds)",
     )
 
 
@@ -93,7 +100,7 @@ def race(spark, contenders: list[str]) -> dict[str, bool]:
 
 def test_of_runners_taking_one_lease_at_once_exactly_one_wins(leases):
     for _ in range(3):
-        leases.sql(f"delete from {LEASES_TABLE}")
+        write(leases, f"delete from {LEASES_TABLE}")
         won = race(leases, [uuid.uuid4().hex for _ in range(2)])
         assert sorted(won.values()) == [False, True], won
         winner = next(holder for holder, taken in won.items() if taken)
@@ -102,13 +109,42 @@ def test_of_runners_taking_one_lease_at_once_exactly_one_wins(leases):
 
 
 def test_a_lease_found_taken_when_renewed_is_lost_and_no_critical_section_follows(leases):
-    with lake_locks.session_lock("alpha"):
+    with (
+        pytest.raises(LeaseLost, match="session:alpha"),
+        lake_locks.session_lock("alpha"),
+    ):  # said at its end too
         lake_locks.renew(leases)
         lake_locks.check_leases()  # renewed, still ours
-        leases.sql(f"delete from {LEASES_TABLE} where name = 'session:alpha'")  # taken over, say
+        write(leases, f"delete from {LEASES_TABLE} where name = 'session:alpha'")  # taken over, say
         another_runner_holds(leases, "session:alpha", ends_in_seconds=60)
         lake_locks.renew(leases)
         with pytest.raises(LeaseLost, match="session:alpha"):
             lake_locks.check_leases()
         with pytest.raises(LeaseLost), lake_locks.critical_section():
             pass
+
+
+def test_a_lease_not_renewed_in_time_is_no_longer_trusted(leases, monkeypatch):
+    with lake_locks.session_lock("alpha"):
+        lake_locks.check_leases()
+        # No renewal succeeded for longer than a lease can be trusted (the cluster unreachable).
+        monkeypatch.setattr(lake_locks, "_TRUST_SECONDS", -1.0)
+        with pytest.raises(LeaseLost, match="could not be renewed within"):
+            lake_locks.check_leases()
+        monkeypatch.undo()
+
+
+def test_a_critical_section_lost_during_its_body_is_reported_on_the_way_out(leases):
+    with pytest.raises(LeaseLost, match="critical-section"), lake_locks.critical_section():
+        write(leases, f"delete from {LEASES_TABLE} where name = 'critical-section'")
+        another_runner_holds(leases, "critical-section", ends_in_seconds=60)
+        lake_locks.renew(leases)
+    assert held_names(leases) == {"critical-section"}  # the other runner's, left alone
+
+
+def test_a_reset_keeps_the_leases(leases):
+    from lakerep.lake import reset_lake
+
+    another_runner_holds(leases, "session:kept", ends_in_seconds=-1)  # an ended lease: no refusal
+    reset_lake()
+    assert held_names(leases) == {"session:kept"}
