@@ -129,9 +129,10 @@ def _commit(spark, sql: str) -> None:
 def try_take(spark, name: str, holder_id: str = HOLDER) -> tuple[bool, dict | None]:
     """Take the lease `name` for `holder_id` (this process) if no live lease holds it: (taken,
     the holder record if not)."""
-    current = leases(spark, name).get(name)
-    holder, host = _string(holder_id), _string(socket.gethostname())
-    if current is None or not current[1]:
+    ensure_leases_table(spark)
+    row = _lease_row(spark, name)
+    if row is None or not row["live"]:
+        holder, host = _string(holder_id), _string(socket.gethostname())
         _commit(
             spark,
             f"merge into {LEASES_TABLE} as lease using (select {_string(name)} as name) as wanted "
@@ -142,10 +143,18 @@ def try_take(spark, name: str, holder_id: str = HOLDER) -> tuple[bool, dict | No
             "when not matched then insert (name, holder, pid, host, since, expires) values "
             f"({_string(name)}, {holder}, {os.getpid()}, {host}, current_timestamp(), {_LEASE_END})",
         )
-    row = spark.sql(f"select * from {LEASES_TABLE} where name = {_string(name)}").collect()
-    if row and row[0]["holder"] == holder_id:
+        row = _lease_row(spark, name)  # the MERGE's winner, ours or another's
+    if row is not None and row["holder"] == holder_id:
         return True, None
-    return False, _holder_record(row[0]) if row else None
+    return False, _holder_record(row) if row is not None else None
+
+
+def _lease_row(spark, name: str):
+    """The lease row of `name` with `live` (not ended by the server's clock), or None."""
+    rows = spark.sql(
+        f"select *, expires > current_timestamp() as live from {LEASES_TABLE} where name = {_string(name)}"
+    ).collect()
+    return rows[0] if rows else None
 
 
 def _release(spark, name: str) -> None:

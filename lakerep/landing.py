@@ -85,9 +85,7 @@ def _land(spark, table: str, rows: Iterable[dict], batch: int | None = None) -> 
 def is_remote(spark) -> bool:
     """Whether `spark` is a Spark Connect client (the `cluster` output), not a session in this
     process."""
-    from pyspark.sql.utils import is_remote as connect_mode
-
-    return connect_mode() or type(spark).__module__.startswith("pyspark.sql.connect")
+    return type(spark).__module__.startswith("pyspark.sql.connect")
 
 
 @contextmanager
@@ -117,7 +115,7 @@ def _read_json_lines_remotely(spark, row_schema, lines: Iterator[str]):
     Connect sends them as Arrow batches) and the server parses them as the file reader would."""
     from pyspark.sql import functions as F
 
-    texts = list(lines)
-    frame = spark.createDataFrame([(text,) for text in texts], "value string")
+    rows = [(line,) for line in lines]
+    frame = spark.createDataFrame(rows, "value string")
     parsed = frame.select(F.from_json("value", row_schema, {"mode": "FAILFAST"}).alias("row"))
-    yield parsed.select("row.*"), len(texts)
+    yield parsed.select("row.*"), len(rows)

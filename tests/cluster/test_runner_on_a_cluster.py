@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import re
 import signal
 import subprocess
@@ -22,6 +21,7 @@ from pathlib import Path
 
 import pytest
 from capture.ccd_support import actual_ccd_history, actual_condensed_state, expected_ccd_history
+from lakerep_process import LakerepProcesses
 
 from lakerep import PROJECT_DIR, spark_cluster
 from lakerep.cli import EXIT_SESSION_LOCKED
@@ -39,35 +39,11 @@ REGISTRATIONS = load_registrations()
 LOADER = Path(__file__).with_name("load_workload.py")
 
 
-class Runner:
+class Runner(LakerepProcesses):
     """`lakerep` commands of one machine: its own home, the cluster's variables."""
 
     def __init__(self, home: Path, cluster: spark_cluster.Cluster) -> None:
-        home.mkdir(parents=True, exist_ok=True)
-        self.home = home
-        self.env = {
-            **os.environ,
-            **cluster.environment(),
-            "LAKEREP_HOME": str(home),
-            "DBT_TARGET_PATH": str(home / "target"),
-            "DBT_LOG_PATH": str(home / "logs"),
-        }
-
-    def start(self, *args: str) -> subprocess.Popen:
-        return subprocess.Popen(
-            [sys.executable, "-m", "lakerep.cli", *args],
-            cwd=PROJECT_DIR,
-            env=self.env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-        )
-
-    def run(self, *args: str, expect: int = 0) -> str:
-        process = self.start(*args)
-        output, _ = process.communicate(timeout=900)
-        assert process.returncode == expect, output
-        return output
+        super().__init__(home, cluster.environment())
 
     def land(self, first: int, end: int, *snapshots: str) -> int:
         """Land batches first..end-1 of the workload (and snapshots taken after them); returns the

@@ -6,17 +6,14 @@ one process at a time); this test reads their Delta tables by path."""
 
 from __future__ import annotations
 
-import os
 import signal
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 from capture.ccd_support import actual_ccd_history, actual_condensed_state, expected_ccd_history
+from lakerep_process import LakerepProcesses
 
-from lakerep import PROJECT_DIR
 from lakerep.registrations import load_registrations
 from lakerep.scaffold import ccd_model_name
 from lakerep.token_file import read_token_file
@@ -27,34 +24,12 @@ RECORDS = 1_500
 REGISTRATIONS = load_registrations()
 
 
-class Lake:
+class Lake(LakerepProcesses):
     """A lake in its own folder, driven through the `lakerep` command line."""
 
     def __init__(self, home: Path) -> None:
-        self.home = home
+        super().__init__(home)
         self.dbt_log = home / "logs" / "dbt.log"
-        self.env = {
-            **os.environ,
-            "LAKEREP_HOME": str(home),
-            "DBT_TARGET_PATH": str(home / "target"),
-            "DBT_LOG_PATH": str(home / "logs"),
-        }
-
-    def start(self, *args: str) -> subprocess.Popen:
-        return subprocess.Popen(
-            [sys.executable, "-m", "lakerep.cli", *args],
-            cwd=PROJECT_DIR,
-            env=self.env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-        )
-
-    def run(self, *args: str) -> str:
-        process = self.start(*args)
-        output, _ = process.communicate(timeout=900)
-        assert process.returncode == 0, output
-        return output
 
     def wait_for_log(self, text: str, *, after: int, timeout: float = 600) -> None:
         """Until dbt's log, past offset `after`, holds `text`."""

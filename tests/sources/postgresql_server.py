@@ -14,7 +14,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from lakerep.thrift_server import free_port
+from lakerep.spark_cluster import free_port
 
 SUPERUSER = "lakerep"
 

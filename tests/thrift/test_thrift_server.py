@@ -1,5 +1,6 @@
 """Scale-out path (SPEC §8): the same project, `dbt build --target thrift`, against a real Spark
-Thrift Server started from the pyspark package on 127.0.0.1 with Delta on its command line."""
+Thrift Server submitting to a Spark standalone cluster, both started from the pyspark package on
+127.0.0.1 (lakerep.spark_cluster) with Delta on every class path."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from lakerep import PROJECT_DIR, thrift_server
+from lakerep import PROJECT_DIR, spark_cluster
 
 pytestmark = pytest.mark.thrift
 
@@ -23,17 +24,8 @@ CHANGE = (
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     home = tmp_path_factory.mktemp("thrift")
-    port = thrift_server.free_port()
-    process = thrift_server.start(home, port)
-    try:
-        thrift_server.wait_until_listening(process, port)
-        yield home, port
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            process.kill()
+    with spark_cluster.running_cluster(home, server="thrift") as cluster:
+        yield home, cluster.server_port
 
 
 def dbt_thrift(home: Path, port: int, *args: str) -> subprocess.CompletedProcess:
