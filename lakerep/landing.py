@@ -9,9 +9,11 @@ the contract is written down only there.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import tempfile
+import uuid
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -109,13 +111,52 @@ def _read_json_lines_through_a_file(spark, row_schema, lines: Iterator[str]):
         os.unlink(path)
 
 
+REMOTE_CHUNK_BYTES = 8 << 20
+"""The most JSON a landing sends a Spark Connect server in one plan. The server holds a plan's
+rows in its heap several times over (protobuf, Arrow, rows, task binaries): 100,000 log records
+in one plan stopped a 2 GiB server with "Java heap space"."""
+
+
 @contextmanager
 def _read_json_lines_remotely(spark, row_schema, lines: Iterator[str]):
     """A cluster's server cannot read the runner's disk: the lines travel with the plan (Spark
-    Connect sends them as Arrow batches) and the server parses them as the file reader would."""
+    Connect sends them as Arrow batches) and the server parses them as the file reader would.
+    More lines than one plan should carry go first, a chunk at a time, into a scratch table that
+    the landing then reads, so the landing table still gets the whole batch in one commit."""
     from pyspark.sql import functions as F
 
-    rows = [(line,) for line in lines]
-    frame = spark.createDataFrame(rows, "value string")
-    parsed = frame.select(F.from_json("value", row_schema, {"mode": "FAILFAST"}).alias("row"))
-    yield parsed.select("row.*"), len(rows)
+    def parsed(frame):
+        row = F.from_json("value", row_schema, {"mode": "FAILFAST"}).alias("row")
+        return frame.select(row).select("row.*")
+
+    chunks = _chunks(lines, REMOTE_CHUNK_BYTES)
+    first = next(chunks, [])
+    second = next(chunks, None)
+    if second is None:
+        yield parsed(spark.createDataFrame(first, "value string")), len(first)
+        return
+    scratch = f"lakerep_raw.landing_scratch_{uuid.uuid4().hex}"
+    spark.sql(f"create table {scratch} (value string) using delta")
+    try:
+        count = 0
+        for chunk in itertools.chain([first, second], chunks):
+            spark.createDataFrame(chunk, "value string").write.insertInto(scratch)
+            count += len(chunk)
+        yield parsed(spark.table(scratch)), count
+    finally:
+        spark.sql(f"drop table if exists {scratch}")
+
+
+def _chunks(lines: Iterator[str], most_bytes: int) -> Iterator[list[tuple[str]]]:
+    """The lines as rows of one column, in lists of at most `most_bytes` of text (at least one
+    line each)."""
+    chunk: list[tuple[str]] = []
+    size = 0
+    for line in lines:
+        if chunk and size + len(line) > most_bytes:
+            yield chunk
+            chunk, size = [], 0
+        chunk.append((line,))
+        size += len(line)
+    if chunk:
+        yield chunk

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import sys
 
+from lakerep import landing
 from lakerep.lake import lake_session
 from lakerep.landing import land_log_records, next_landing_batch
 from lakerep.pipeline import land_consistent_snapshots, land_refresh_snapshots
@@ -25,6 +26,9 @@ from lakerep.workload.generator import Workload
 def main(seed: int, batch_records: int, first: int, end: int, *snapshots: str) -> None:
     workload = Workload(seed=seed)
     spark = lake_session()
+    # The log batches go to the server in chunks, through a scratch table (the snapshots, smaller
+    # than a chunk, in the landing's own plan): both ways of landing on a cluster are exercised.
+    landing.REMOTE_CHUNK_BYTES = 128 * 1024
     for number in range(end):
         batch = workload.next_batch(batch_records)
         if number >= first:
