@@ -19,6 +19,11 @@ Why it is safe:
   way to the cluster, stops renewing; its leases end LEASE_SECONDS later, and others may take
   them. A holder whose renewal finds its row gone or taken has lost the lock: it stops at the end
   of its cycle (LeaseLost) rather than write on.
+
+Every lease write replaces the table's one small file, so a runner's renewals leave thousands of
+old files and log entries a day. The table keeps an hour of old files and a day of log (no reader
+of a lease reads an older version), and a holder vacuums it every TIDY_SECONDS from its renewal
+thread.
 """
 
 from __future__ import annotations
@@ -44,6 +49,12 @@ CRITICAL_SECTION = "critical-section"
 _SESSION_PREFIX = "session:"
 _COMMIT_ATTEMPTS = 20
 _LEASE_END = f"current_timestamp() + interval {LEASE_SECONDS} seconds"
+TIDY_SECONDS = 3600
+_TABLE_PROPERTIES = {
+    "delta.isolationLevel": "Serializable",
+    "delta.deletedFileRetentionDuration": "interval 1 hours",
+    "delta.logRetentionDuration": "interval 1 days",
+}
 
 # Delta's errors for a commit that another beat to the version it read (DELTA_CONCURRENT_APPEND,
 # ..._DELETE_READ, METADATA_CHANGED, ...), and a table two runners created at once.
@@ -71,18 +82,28 @@ def _spark():
 
 
 def ensure_leases_table(spark) -> None:
-    """Create the leases table where there is none (once per process: `reset_lake` keeps it)."""
+    """Create the leases table where there is none, or give one made by an earlier lakerep the
+    properties it lacks (once per process: `reset_lake` keeps it)."""
     global _table_ready
     if _table_ready:
         return
+    properties = ", ".join(f"'{key}' = '{value}'" for key, value in _TABLE_PROPERTIES.items())
     _commit(spark, f"create schema if not exists {LEASES_SCHEMA}")
     _commit(
         spark,
         f"create table if not exists {LEASES_TABLE} (name string not null, holder string not null, "
-        "pid int, host string, since timestamp, expires timestamp) using delta "
-        "tblproperties ('delta.isolationLevel' = 'Serializable')",
+        f"pid int, host string, since timestamp, expires timestamp) using delta tblproperties ({properties})",
     )
+    found = {row["key"]: row["value"] for row in spark.sql(f"show tblproperties {LEASES_TABLE}").collect()}
+    if any(found.get(key) != value for key, value in _TABLE_PROPERTIES.items()):
+        _commit(spark, f"alter table {LEASES_TABLE} set tblproperties ({properties})")
     _table_ready = True
+
+
+def tidy(spark) -> None:
+    """Delete the leases table's files that no version within its retention needs (VACUUM, by
+    the table's own deletedFileRetentionDuration); Delta drops old log entries at checkpoints."""
+    spark.sql(f"vacuum {LEASES_TABLE}").collect()
 
 
 def _holder_record(row) -> dict:
@@ -265,13 +286,14 @@ def _start_renewer() -> None:
 
 
 def _renew_forever() -> None:
-    """Every RENEW_SECONDS, renew this process's leases (`renew`). On a cluster, a Spark Connect
-    session of its own, so that it never waits behind a cycle's statements (an embedded session
-    serves threads side by side)."""
+    """Every RENEW_SECONDS, renew this process's leases (`renew`); every TIDY_SECONDS, vacuum
+    the table (`tidy`). On a cluster, a Spark Connect session of its own, so that it never waits
+    behind a cycle's statements (an embedded session serves threads side by side)."""
     from pyspark.sql import SparkSession
 
     remote = os.environ.get("SPARK_REMOTE")
     spark = None
+    last_tidy = time.monotonic()
     while True:
         time.sleep(RENEW_SECONDS)
         # A failure (the cluster unreachable) leaves the leases unrenewed: check_leases stops the
@@ -280,6 +302,9 @@ def _renew_forever() -> None:
             if spark is None:
                 spark = SparkSession.builder.remote(remote).create() if remote else _spark()
             renew(spark)
+            if time.monotonic() - last_tidy >= TIDY_SECONDS:
+                last_tidy = time.monotonic()
+                tidy(spark)
 
 
 def renew(spark) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import threading
 import uuid
+from pathlib import Path
 
 import pytest
 
@@ -148,3 +149,44 @@ def test_a_reset_keeps_the_leases(leases):
     another_runner_holds(leases, "session:kept", ends_in_seconds=-1)  # an ended lease: no refusal
     reset_lake()
     assert held_names(leases) == {"session:kept"}
+
+
+def table_properties(spark) -> dict[str, str]:
+    return {row["key"]: row["value"] for row in spark.sql(f"show tblproperties {LEASES_TABLE}").collect()}
+
+
+def test_a_leases_table_of_an_earlier_lakerep_gets_its_retention(leases, monkeypatch):
+    write(leases, f"alter table {LEASES_TABLE} unset tblproperties ('delta.deletedFileRetentionDuration')")
+    monkeypatch.setattr(lake_locks, "_table_ready", False)  # a new process
+    lake_locks.ensure_leases_table(leases)
+    assert table_properties(leases)["delta.deletedFileRetentionDuration"] == "interval 1 hours"
+    assert table_properties(leases)["delta.logRetentionDuration"] == "interval 1 days"
+
+
+def set_file_retention(spark, interval: str) -> None:
+    write(
+        spark,
+        f"alter table {LEASES_TABLE} set tblproperties ('delta.deletedFileRetentionDuration' = '{interval}')",
+    )
+
+
+def test_tidy_deletes_the_files_of_old_lease_versions(leases):
+    for _ in range(3):
+        with lake_locks.session_lock("tidy"):
+            pass
+    detail = leases.sql(f"describe detail {LEASES_TABLE}").collect()[0]
+    location = Path(detail["location"].removeprefix("file:"))
+
+    def data_files() -> int:
+        return sum(1 for _ in location.glob("*.parquet"))
+
+    def live_files() -> int:
+        return leases.sql(f"describe detail {LEASES_TABLE}").collect()[0]["numFiles"]
+
+    assert data_files() > live_files()
+    set_file_retention(leases, "interval 0 hours")  # the table's hour made instant, for the test
+    try:
+        lake_locks.tidy(leases)
+        assert data_files() == live_files()
+    finally:
+        set_file_retention(leases, "interval 1 hours")
