@@ -286,12 +286,9 @@ def _start_renewer() -> None:
 
 
 def _renew_forever() -> None:
-    """Every RENEW_SECONDS, renew this process's leases (`renew`); every TIDY_SECONDS, vacuum
-    the table (`tidy`). On a cluster, a Spark Connect session of its own, so that it never waits
-    behind a cycle's statements (an embedded session serves threads side by side)."""
-    from pyspark.sql import SparkSession
-
-    remote = os.environ.get("SPARK_REMOTE")
+    """Every RENEW_SECONDS, renew this process's leases (`renew`); every TIDY_SECONDS, start a
+    vacuum of the table (`tidy`) in a thread of its own, so that a long vacuum never holds up a
+    renewal."""
     spark = None
     last_tidy = time.monotonic()
     while True:
@@ -300,11 +297,26 @@ def _renew_forever() -> None:
         # holder once they can no longer be trusted; the next round tries again.
         with contextlib.suppress(Exception):
             if spark is None:
-                spark = SparkSession.builder.remote(remote).create() if remote else _spark()
+                spark = _session_of_its_own()
             renew(spark)
-            if time.monotonic() - last_tidy >= TIDY_SECONDS:
-                last_tidy = time.monotonic()
-                tidy(spark)
+        if time.monotonic() - last_tidy >= TIDY_SECONDS:
+            last_tidy = time.monotonic()
+            threading.Thread(target=_tidy_quietly, name="lakerep-lease-tidy", daemon=True).start()
+
+
+def _session_of_its_own():
+    """On a cluster, a Spark Connect session for a thread's own statements, so that they never
+    wait behind a cycle's (an embedded session serves threads side by side)."""
+    from pyspark.sql import SparkSession
+
+    remote = os.environ.get("SPARK_REMOTE")
+    return SparkSession.builder.remote(remote).create() if remote else _spark()
+
+
+def _tidy_quietly() -> None:
+    """`tidy`, whose failure (the cluster unreachable) only leaves the files for the next hour."""
+    with contextlib.suppress(Exception):
+        tidy(_session_of_its_own())
 
 
 def renew(spark) -> None:

@@ -26,8 +26,8 @@ from lakerep.workload.generator import Workload
 def main(seed: int, batch_records: int, first: int, end: int, *snapshots: str) -> None:
     workload = Workload(seed=seed)
     spark = lake_session()
-    # The log batches go to the server in chunks, through a scratch table (the snapshots, smaller
-    # than a chunk, in the landing's own plan): both ways of landing on a cluster are exercised.
+    # Both ways of landing on a cluster: the log batches and the later snapshots go to the server
+    # in chunks, through a scratch table; the first snapshots (under 41 KB each) in one plan.
     landing.REMOTE_CHUNK_BYTES = 128 * 1024
     for number in range(end):
         batch = workload.next_batch(batch_records)

@@ -19,3 +19,8 @@ def test_a_line_longer_than_the_limit_travels_alone():
 
 def test_no_lines_make_no_chunk():
     assert list(_chunks(iter([]), 10)) == []
+
+
+def test_the_limit_counts_utf8_bytes_not_characters():
+    chunks = list(_chunks(iter(["é" * 5, "é" * 5]), 12))  # 10 bytes each
+    assert chunks == [[("é" * 5,)], [("é" * 5,)]]
