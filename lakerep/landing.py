@@ -17,13 +17,15 @@ import tempfile
 import uuid
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-SOURCE_LOG_TABLE = "lakerep_raw.source_log"
-SOURCE_SNAPSHOT_TABLE = "lakerep_raw.source_snapshot"
-DEBEZIUM_EVENTS_TABLE = "lakerep_raw.debezium_events"  # made by `lakerep land` on first use
-LANDED_FILES_TABLE = "lakerep_raw.landed_files"
+LANDING_SCHEMA = "lakerep_raw"
+SOURCE_LOG_TABLE = f"{LANDING_SCHEMA}.source_log"
+SOURCE_SNAPSHOT_TABLE = f"{LANDING_SCHEMA}.source_snapshot"
+DEBEZIUM_EVENTS_TABLE = f"{LANDING_SCHEMA}.debezium_events"  # made by `lakerep land` on first use
+LANDED_FILES_TABLE = f"{LANDING_SCHEMA}.landed_files"
+SCRATCH_PREFIX = "landing_scratch_"  # a landing's chunks through Spark Connect (_read_json_lines_remotely)
 
 
 def land_log_records(spark, records: Iterable[dict]) -> tuple[int, int]:
@@ -137,7 +139,8 @@ def _read_json_lines_remotely(spark, row_schema, lines: Iterator[str]):
     if second is None:
         yield parsed(spark.createDataFrame(first, "value string")), len(first)
         return
-    scratch = f"lakerep_raw.landing_scratch_{uuid.uuid4().hex}"
+    _drop_abandoned_scratch_tables(spark)
+    scratch = f"{LANDING_SCHEMA}.{SCRATCH_PREFIX}{datetime.now(UTC):%Y%m%d%H%M%S}_{uuid.uuid4().hex[:12]}"
     drop = f"drop table if exists {scratch}"
     spark.sql(f"create table {scratch} (value string) using delta")
     try:
@@ -151,6 +154,17 @@ def _read_json_lines_remotely(spark, row_schema, lines: Iterator[str]):
             spark.sql(drop)
         raise
     spark.sql(drop)
+
+
+def _drop_abandoned_scratch_tables(spark) -> None:
+    """A landing that died between its chunks left its scratch table (and nothing in the landing
+    table). One made more than a day ago is no running landing's: runners' clocks, which name
+    them, differ by less."""
+    cutoff = f"{datetime.now(UTC) - timedelta(days=1):%Y%m%d%H%M%S}"
+    for row in spark.sql(f"show tables in {LANDING_SCHEMA} like '{SCRATCH_PREFIX}*'").collect():
+        made = row["tableName"].removeprefix(SCRATCH_PREFIX).split("_")[0]
+        if len(made) == len(cutoff) and made.isdigit() and made < cutoff:
+            spark.sql(f"drop table if exists {LANDING_SCHEMA}.{row['tableName']}")
 
 
 def _chunks(lines: Iterator[str], most_bytes: int) -> Iterator[list[tuple[str]]]:
