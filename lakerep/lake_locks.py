@@ -22,8 +22,8 @@ Why it is safe:
 
 Every lease write replaces the table's one small file, so a runner's renewals leave thousands of
 old files and log entries a day. The table keeps an hour of old files and a day of log (no reader
-of a lease reads an older version), and a holder vacuums it every TIDY_SECONDS from its renewal
-thread.
+of a lease reads an older version), and a holder vacuums it every TIDY_SECONDS, in a thread
+that its renewal thread starts.
 """
 
 from __future__ import annotations

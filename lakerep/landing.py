@@ -2,7 +2,8 @@
 
 Each call is one landing batch: a new batch number (one above the highest landed so far in
 either table) and one landing time for all its rows. Rows go as JSON lines, through a file that
-Spark reads in bulk (embedded) or with the plan (a cluster's Spark Connect server). The columns
+Spark reads in bulk (embedded) or with the plan (a cluster's Spark Connect server; a large batch
+in chunks, through a scratch table). Either way a batch is one commit to its table. The columns
 come from the landing table itself (created by the dbt macro lakerep_create_landing_tables), so
 the contract is written down only there.
 """
