@@ -19,6 +19,10 @@ Why it is safe:
   way to the cluster, stops renewing; its leases end LEASE_SECONDS later, and others may take
   them. A holder whose renewal finds its row gone or taken has lost the lock: it stops at the end
   of its cycle (LeaseLost) rather than write on.
+- **One thread.** A lease row names its holder process, so a process's threads are told apart in
+  the process: one thread at a time holds a lease (another is refused the session, or waits for
+  the critical section), as with the file locks, and a lease's row is released before another
+  thread of the process may take it.
 
 Every lease write replaces the table's one small file, so a runner's renewals leave thousands of
 old files and log entries a day. The table keeps an hour of old files and a day of log (no reader
@@ -165,9 +169,24 @@ def try_take(spark, name: str, holder_id: str = HOLDER) -> tuple[bool, dict | No
             f"({_string(name)}, {holder}, {os.getpid()}, {host}, current_timestamp(), {_LEASE_END})",
         )
         row = _lease_row(spark, name)  # the MERGE's winner, ours or another's
-    if row is not None and row["holder"] == holder_id:
+    if row is not None and row["holder"] == holder_id and _claim(name, holder_id):
         return True, None
     return False, _holder_record(row) if row is not None else None
+
+
+def _claim(name: str, holder_id: str) -> bool:
+    """Whether the calling thread may hold lease `name`, whose row names `holder_id`: a lease of
+    this process is held by one thread at a time (another waits or is refused, as with the file
+    locks), claimed here under the guard so that two threads never both take it."""
+    if holder_id != HOLDER:  # another holder taken from this process (tests stand for other runners so)
+        return True
+    thread = threading.get_ident()
+    with _guard:
+        if _held.setdefault(name, thread) != thread:
+            return False
+        _renewed_at[name] = time.monotonic()
+        _lost.discard(name)
+    return True
 
 
 def _lease_row(spark, name: str):
@@ -195,20 +214,18 @@ def _holding(name: str, take) -> Iterator[None]:
         return
     check_leases()  # a runner that lost its session's lease takes no critical section
     spark = _spark()
-    take(spark)
-    with _guard:
-        _held[name] = thread
-        _renewed_at[name] = time.monotonic()
-        _lost.discard(name)
-    _start_renewer()
+    take(spark)  # claims the lease for this thread (try_take)
     try:
+        _start_renewer()
         yield
         check_leases([name])  # the body's writes were made without the lease: say so
     finally:
-        with _guard:
-            _held.pop(name, None)
-            _renewed_at.pop(name, None)
-        _release(spark, name)
+        try:
+            _release(spark, name)
+        finally:  # only now may another thread of this process take it, and find no row of ours
+            with _guard:
+                _held.pop(name, None)
+                _renewed_at.pop(name, None)
 
 
 def check_leases(names: list[str] | None = None) -> None:
@@ -314,9 +331,16 @@ def _session_of_its_own():
 
 
 def _tidy_quietly() -> None:
-    """`tidy`, whose failure (the cluster unreachable) only leaves the files for the next hour."""
+    """`tidy` in a session of its own, closed after it (a Connect session a vacuum left open
+    would stay on the server until it timed out, one more every hour); a failure (the cluster
+    unreachable) only leaves the files for the next hour."""
     with contextlib.suppress(Exception):
-        tidy(_session_of_its_own())
+        spark = _session_of_its_own()
+        try:
+            tidy(spark)
+        finally:
+            if os.environ.get("SPARK_REMOTE"):  # never the embedded session, which the runner uses
+                spark.stop()
 
 
 def renew(spark) -> None:

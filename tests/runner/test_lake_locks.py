@@ -4,7 +4,9 @@ in the leases table, as its process would have written it."""
 
 from __future__ import annotations
 
+import os
 import threading
+import time
 import uuid
 from pathlib import Path
 
@@ -79,6 +81,49 @@ def test_the_critical_section_waits_then_names_its_holder(leases):
 def test_the_critical_section_is_entered_again_by_its_holder(leases):
     with lake_locks.critical_section(), lake_locks.critical_section(timeout=0):
         assert held_names(leases) == {"critical-section"}
+    assert held_names(leases) == set()
+
+
+def test_a_lease_one_thread_holds_is_not_taken_by_another_thread_of_the_process(leases):
+    """As with the file locks: a second thread is refused the session, and the critical section
+    until its holder leaves; it then enters, with a row of its own."""
+    entered, leave = threading.Event(), threading.Event()
+    moments: dict[str, float] = {}
+
+    def hold() -> None:
+        with lake_locks.session_lock("alpha"), lake_locks.critical_section():
+            entered.set()
+            leave.wait(120)
+            moments["left"] = time.monotonic()
+
+    def wait_for_the_section() -> None:
+        with lake_locks.critical_section(timeout=120):
+            moments["entered"] = time.monotonic()
+            moments["rows then"] = held_names(leases)  # its own row, not one its holder deleted
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    waiter = threading.Thread(target=wait_for_the_section)
+    try:
+        assert entered.wait(120)
+        with pytest.raises(SessionLocked, match=f"pid {os.getpid()}"), lake_locks.session_lock("alpha"):
+            pass
+        with (
+            pytest.raises(CriticalSectionBusy, match=f"pid {os.getpid()}"),
+            lake_locks.critical_section(timeout=1),
+        ):
+            pass
+        assert held_names(leases) == {"session:alpha", "critical-section"}
+        waiter.start()
+        time.sleep(2)  # the waiter tries, and waits
+        assert "entered" not in moments
+    finally:
+        leave.set()
+        holder.join()
+        if waiter.ident is not None:
+            waiter.join()
+    assert moments["entered"] > moments["left"]
+    assert "critical-section" in moments["rows then"]
     assert held_names(leases) == set()
 
 
@@ -190,3 +235,40 @@ def test_tidy_deletes_the_files_of_old_lease_versions(leases):
         assert data_files() == live_files()
     finally:
         set_file_retention(leases, "interval 1 hours")
+
+
+class RecordingSession:
+    """A session that records the statements it is sent, and whether it was stopped."""
+
+    def __init__(self, fails: bool = False) -> None:
+        self.sent: list[str] = []
+        self.stopped = False
+        self.fails = fails
+
+    def sql(self, statement: str):
+        self.sent.append(statement)
+        if self.fails:
+            raise ConnectionError("the cluster is unreachable")
+        return self
+
+    def collect(self) -> list:
+        return []
+
+    def stop(self) -> None:
+        self.stopped = True
+
+
+@pytest.mark.parametrize("fails", [False, True], ids=["vacuumed", "vacuum failed"])
+@pytest.mark.parametrize("remote", [None, "sc://cluster:15002"], ids=["embedded", "cluster"])
+def test_the_hourly_vacuum_closes_a_connect_session_of_its_own_and_never_the_embedded_one(
+    monkeypatch, remote, fails
+):
+    session = RecordingSession(fails)
+    monkeypatch.setattr(lake_locks, "_session_of_its_own", lambda: session)
+    if remote:
+        monkeypatch.setenv("SPARK_REMOTE", remote)
+    else:
+        monkeypatch.delenv("SPARK_REMOTE", raising=False)
+    lake_locks._tidy_quietly()
+    assert session.sent == [f"vacuum {LEASES_TABLE}"]
+    assert session.stopped == bool(remote)
