@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from lakerep import dbt
 from lakerep.lake import lake_home
-from lakerep.locks import critical_section, refuse_if_active
+from lakerep.locks import critical_section, refuse_if_active, refuse_if_lake_open
 from lakerep.subscriptions import load_members
 
 _POSITION = re.compile(r"[0-9A-Fa-f]{20}")
@@ -196,7 +196,9 @@ def diff(target_tables: list[str], at: str | None = None, limit: int = 10) -> Di
     or the apply state not built yet)."""
     _check_members(target_tables, [member.target_table for member in load_members()])
     arguments = {"target_tables": list(target_tables), "at": at, "limit": limit}
-    with critical_section(lake_home()):  # not in the middle of a cycle
+    home = lake_home()
+    refuse_if_lake_open(home)
+    with critical_section(home):  # not in the middle of a cycle
         # Unloads landed since the last cycle are judged first (a small query when none did):
         # the diff compares against valid ones only, and staging judges each once.
         dbt.invoke(["run", "--select", "+stg_source_snapshot_checked"], quiet=True)

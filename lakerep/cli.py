@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 import threading
 import time
+import traceback
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import timedelta
@@ -26,13 +27,14 @@ from lakerep.pipeline import (
 )
 from lakerep.registrations import RegistrationError, load_registrations
 from lakerep.session import START_TYPES, SessionStart, StartRefused, TokenFileNeeded, run_session
-from lakerep.session_lock import LockFileError, SessionActive, SessionLocked
+from lakerep.session_lock import LakeInUse, LockFileError, SessionActive, SessionLocked
 from lakerep.sources.postgresql import PostgresqlSource, SourceError
 from lakerep.summary import apply_lines, capture_line
 from lakerep.token_file import TokenFileError
 
 # Exit codes (README): dbt's own (0 ok, 1 model or test errors, 2 crash), then ours.
 EXIT_CHECK_FAILED = 1  # as a failed data test: a target differs (diff), a scenario failed (scenarios)
+EXIT_CRASHED = 2  # as dbt's crash: an error neither a user nor a check caused (a traceback is printed)
 EXIT_USER_ERROR = 3  # bad option or value, token file or registration: the message says what to fix
 EXIT_START_REFUSED = 4  # warmns with the restart point pruned from the log, or LAG_LIMIT
 EXIT_SESSION_LOCKED = 5  # another runner holds the session, or a session is running (refresh,
@@ -126,8 +128,9 @@ def generate(records: int, seed: int, batch_records: int, landing_order: str, fr
 @click.option(
     "--test-interval",
     type=float,
-    help="Seconds between cycles that also run the data tests; the first cycle always does "
-    "(default: the test_interval var; 0: every cycle).",
+    help="Seconds between cycles that also run the data tests (default: the test_interval var; 0: "
+    "every cycle). A warm run without a token file keeps to the interval since the session's tests "
+    "last passed in an earlier run; any other run tests with its first cycle.",
 )
 @click.option(
     "--capture-only",
@@ -155,8 +158,9 @@ def run(
 ) -> None:
     """Run a CDC session: a Capture and Apply cycle (dbt run) every COMMIT_INTERVAL until
     Ctrl-C or SIGTERM, which finish the current cycle and commit its state; a cycle every
-    PRUNE_INTERVAL also prunes; the first cycle and one every TEST_INTERVAL are a dbt build
-    with the data tests. One progress line per cycle."""
+    PRUNE_INTERVAL also prunes; a cycle every TEST_INTERVAL (and the first, unless the run
+    starts warm where the last passed tests left off) is a dbt build with the data tests. One
+    progress line per cycle."""
     with _user_errors():
         reports = run_session(
             SessionStart(
@@ -559,6 +563,7 @@ _USER_ERRORS = {
     StartRefused: EXIT_START_REFUSED,
     SessionLocked: EXIT_SESSION_LOCKED,
     SessionActive: EXIT_SESSION_LOCKED,
+    LakeInUse: EXIT_SESSION_LOCKED,
     CriticalSectionBusy: EXIT_SESSION_LOCKED,
     LeaseLost: EXIT_SESSION_LOCKED,
     dbt.OperationRejected: EXIT_USER_ERROR,
@@ -573,7 +578,9 @@ _USER_ERRORS = {
 
 @contextmanager
 def _user_errors() -> Iterator[None]:
-    """Errors a user can cause end the command with one line and a documented exit code."""
+    """Errors a user can cause end the command with one line and a documented exit code; any
+    other error is a crash (exit 2, as dbt's own): its traceback, then a line naming it, never
+    exit 1, which says a model or data test failed."""
     try:
         yield
     except (dbt.DbtFailed, *_USER_ERRORS) as error:
@@ -581,6 +588,12 @@ def _user_errors() -> Iterator[None]:
         if isinstance(error, dbt.DbtFailed):
             sys.exit(error.exit_code)
         sys.exit(next(code for kind, code in _USER_ERRORS.items() if isinstance(error, kind)))
+    except click.ClickException:  # a usage error: click reports it
+        raise
+    except Exception as error:
+        traceback.print_exc()
+        click.echo(f"lakerep: crashed: {type(error).__name__}: {error}", err=True)
+        sys.exit(EXIT_CRASHED)
 
 
 if __name__ == "__main__":

@@ -9,8 +9,9 @@ quarantined there with a reason, never lost. A canonical file holds JSON lines o
 columns and lands in lakerep_raw.source_log.
 
 A file is refused, with nothing of the call landed, when a line is no JSON (or, canonical, no
-object of source_log's text columns), naming the file and the line; and when a file of the same
-name and content has landed before (lakerep_raw.landed_files), since its records would land twice.
+object of source_log's text columns), naming the file and the line; when a file of the same
+name and content has landed before (lakerep_raw.landed_files), since its records would land twice;
+and when two files of the call have one name (a batch knows its files by name).
 Like refresh and prune, it refuses while a session runs and writes inside the lake's critical
 section.
 """
@@ -111,11 +112,19 @@ def read_file(path: Path, file_format: str) -> LandFile:
 
 
 def _refuse_repeats(files: list[LandFile]) -> None:
-    seen = set()
+    """A landing batch knows each of its files by name (a Debezium event is its batch, file name
+    and line): two files of one name in one call would be taken for one, their events mixed."""
+    seen: dict[str, LandFile] = {}
     for f in files:
-        if (f.name, f.sha256) in seen:
-            raise ValueError(f"{f.path}: named twice in this call (same name and content)")
-        seen.add((f.name, f.sha256))
+        if f.name in seen:
+            first = seen[f.name]
+            if f.sha256 == first.sha256:
+                raise ValueError(f"{f.path}: named twice in this call (same name and content)")
+            raise ValueError(
+                f"{f.path}: a file of the same name ({first.path}) is in this call; a landing batch "
+                "knows its files by name: land them in separate calls"
+            )
+        seen[f.name] = f
 
 
 def _refuse_landed_before(spark, files: list[LandFile]) -> None:

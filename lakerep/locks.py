@@ -13,6 +13,7 @@ from lakerep import critical_section as file_critical_section
 from lakerep import lake_locks
 from lakerep import session_lock as file_session_lock
 from lakerep.profile import connect_url
+from lakerep.session_lock import LakeInUse
 
 
 def locks_in_lake() -> bool:
@@ -46,3 +47,13 @@ def session_locks(home: Path) -> dict[str, tuple[dict | None, bool]]:
     if locks_in_lake():
         return lake_locks.session_locks()
     return file_session_lock.session_locks(home)
+
+
+def refuse_if_lake_open(home: Path) -> None:
+    """LakeInUse naming a live runner of the embedded lake, whose metastore admits one process (a
+    read-only command would fail in Spark's start-up instead); nothing on a cluster."""
+    if locks_in_lake():
+        return
+    for session, (holder, alive) in file_session_lock.session_locks(home).items():
+        if alive:
+            raise LakeInUse(session, holder)

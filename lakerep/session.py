@@ -2,8 +2,9 @@
 
 The runner only drives: it parses the token file, takes the session lock and passes the run to
 dbt as vars, each cycle inside the lake's critical section; every PRUNE_INTERVAL a cycle also
-prunes (var lakerep_prune, SPEC §6), and the run's first cycle and one every TEST_INTERVAL also
-run the data tests (a `build` cycle; the others are `dbt run`, models only). Which tokens each
+prunes (var lakerep_prune, SPEC §6), and a cycle every TEST_INTERVAL also runs the data tests (a
+`build` cycle; the others are `dbt run`, models only), a run's first cycle too unless the run
+carries on its session's schedule (lakerep.data_test_schedule). Which tokens each
 source restarts from, whether a warm start turns cold or is refused, and whether a cut-off cycle
 is finished first, are SQL (restart_decisions, capture_window).
 """
@@ -20,7 +21,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from lakerep import dbt, landing
+from lakerep import data_test_schedule, dbt, landing
 from lakerep.lake import lake_home, lake_session
 from lakerep.locks import critical_section, session_lock
 from lakerep.pipeline import APPLY_MODELS
@@ -75,6 +76,7 @@ class CycleReport:
     pruned: bool = False  # the cycle pruned the CD and UOW tables
     up_to_batch: int = 0  # the highest landing batch Capture has read
     idle: bool = False  # nothing was landed since the last cycle: dbt did not run
+    data_tests: bool = False  # the cycle was a `dbt build` with the data tests, and they passed
     # log records and rows of unloads landed in the cycle's window and held back, by reason
     records_quarantined: dict[str, int] = field(default_factory=dict)
     snapshot_rows_quarantined: dict[str, int] = field(default_factory=dict)
@@ -96,6 +98,7 @@ class CycleReport:
             f"session {session} {kind} {self.cycle_number}: {self.records_read:,} records read, "
             f"{self.row_changes:,} row changes, {self.uows_committed:,} UOWs committed; "
             f"synchpoint {self.synchpoint or 'none'}; lag {lag}{'; pruned' if self.pruned else ''}"
+            + ("; data tests passed" if self.data_tests else "")
             + (f"; {quarantined}" if quarantined else "")
         )
 
@@ -111,8 +114,8 @@ class StopRequest:
 
     def sleep(self, seconds: float) -> None:
         deadline = time.monotonic() + seconds
-        while not self.requested and time.monotonic() < deadline:
-            time.sleep(min(0.2, deadline - time.monotonic()))
+        while not self.requested and (remaining := deadline - time.monotonic()) > 0:
+            time.sleep(min(0.2, remaining))  # measured once: never below zero
 
 
 @contextmanager
@@ -136,6 +139,8 @@ def run_session(
         raise TokenFileNeeded(
             "recover writes the state's restart tokens to a token file: pass --token-file FILE"
         )
+    if start.start_type == "recover":
+        _check_token_file_folder(start.token_file)
     commit_interval = _interval(start.commit_interval, "commit_interval")
     prune_interval = _interval(start.prune_interval, "prune_interval")
     test_interval = _interval(start.test_interval, "test_interval")
@@ -158,7 +163,8 @@ def run_session(
             }
             reports: list[CycleReport] = []
             last_prune = time.monotonic()
-            last_test: float | None = None
+            fingerprint = data_test_schedule.project_fingerprint()
+            last_test = _data_tests_carried_over(home, start, fingerprint)  # None: the first cycle tests
             while True:
                 if start.source is not None:
                     with critical_section(home):
@@ -178,7 +184,7 @@ def run_session(
                     test = data_tests_due(time.monotonic(), last_test, test_interval)
                     if test:
                         last_test = time.monotonic()
-                    report = _cycle(home, {**run_vars, "lakerep_prune": prune}, dbt_args(start, test))
+                    report = _dbt_cycle(home, start, {**run_vars, "lakerep_prune": prune}, test, fingerprint)
                 reports.append(report)
                 write_cycle_file(home, start.session, report)  # what `lakerep status` shows of it
                 progress(report.line(start.session))
@@ -193,6 +199,28 @@ def run_session(
                 _write_state_to_token_file(start.session, start.token_file)
                 progress(f"session {start.session}: restart tokens written to {start.token_file}")
             return reports
+
+
+def _dbt_cycle(home: Path, start: SessionStart, run_vars: dict, test: bool, fingerprint: str) -> CycleReport:
+    """A cycle that runs dbt. One with the data tests (a `build`) of a whole session replaces the
+    record of when they last passed (lakerep.data_test_schedule): removed first, so a test cycle
+    that fails or is cut off leaves none; written once it has passed."""
+    args = dbt_args(start, test)
+    build = args[0] == "build"
+    records = build and not start.capture_only  # a capture-only build leaves Apply's tests out
+    if records:
+        data_test_schedule.forget(home, start.session)
+    report = replace(_cycle(home, run_vars, args), data_tests=build)
+    if records:
+        data_test_schedule.remember(
+            home,
+            start.session,
+            fingerprint,
+            passed_at=time.time(),
+            run_id=report.run_id,
+            cycle_number=report.cycle_number,
+        )
+    return report
 
 
 def cycle_prunes(
@@ -213,11 +241,39 @@ def prune_due(now: float, last_prune: float, interval: float) -> bool:
 
 
 def data_tests_due(now: float, last_test: float | None, interval: float) -> bool:
-    """A run's data tests come with its first cycle that runs dbt, then with the first such cycle
-    once TEST_INTERVAL seconds have passed since they last ran (0: every cycle). They check the
-    contracts of what the cycles wrote; every cycle costs the same tens of seconds, whatever it
-    changed, so a production cycle does not pay for them each time (ADR 0006)."""
+    """The data tests come with a cycle that runs dbt once TEST_INTERVAL seconds have passed
+    since they last passed (0: every cycle), and with a run's first such cycle unless the run
+    carries on its session's schedule (lakerep.data_test_schedule). They check the contracts of
+    what the cycles wrote and cost about as much as the models, so a production cycle does not
+    pay for them each time (ADR 0006)."""
     return last_test is None or now - last_test >= interval
+
+
+def _data_tests_carried_over(home: Path, start: SessionStart, fingerprint: str) -> float | None:
+    """When the session's data tests last passed (time.monotonic), if this run carries on its
+    session's schedule (lakerep.data_test_schedule), else None."""
+    if start.dbt_command != "build" or not data_test_schedule.carries_on(start.start_type, start.token_file):
+        return None
+    return data_test_schedule.carried_over(
+        home,
+        start.session,
+        fingerprint,
+        wall_now=time.time(),
+        monotonic_now=time.monotonic(),
+        cycle_in_lake=_capture_cycle_in_lake,
+    )
+
+
+def _capture_cycle_in_lake(run_id: str, cycle_number: int) -> bool:
+    """Whether the lake holds capture cycle `cycle_number` of run `run_id` (a valid run id)."""
+    spark = lake_session()
+    table = relation_name("capture_cycles")
+    if not spark.catalog.tableExists(table):
+        return False
+    found = spark.sql(
+        f"select count(*) from {table} where run_id = '{run_id}' and cycle_number = {int(cycle_number)}"
+    ).collect()
+    return found[0][0] > 0
 
 
 def cycle_is_idle(last: CycleReport, highest_landed: int) -> bool:
@@ -243,6 +299,7 @@ def idle_cycle(last: CycleReport) -> CycleReport:
         uows_committed=0,
         pruned=False,
         idle=True,
+        data_tests=False,
         records_quarantined={},
         snapshot_rows_quarantined={},
     )
@@ -327,16 +384,30 @@ def _token_vars(tokens: TokenFile, registered: dict) -> dict:
 
 
 def _write_state_to_token_file(session: str, path: Path) -> None:
+    """The state's restart tokens as explicit overrides. A source whose state has no token yet
+    (nothing of it committed read: a null RESTART1 or RESTART2) has no override, and the header
+    names it: a start from the file restarts it from the session's state, as a warm start would."""
     spark = lake_session()
     rows = spark.sql(
         f"select source_owner, source_table, restart1, restart2 from {relation_name('capture_state')} "
         f"where session_name = '{session}'"
     ).collect()
+    pairs = {f"{row[0]}.{row[1]}": (row[2], row[3]) for row in rows}
+    without = sorted(name for name, pair in pairs.items() if None in pair)
+    header = f"restart tokens of session {session}, written by lakerep recover from its state"
+    if without:
+        header += f"\nno restart point in the state yet, so no override: {', '.join(without)}"
     write_token_file(
         path,
-        {f"{row[0]}.{row[1]}": TokenPair(row[2], row[3]) for row in rows},
-        header=f"restart tokens of session {session}, written by lakerep recover from its state",
+        {name: TokenPair(*pair) for name, pair in pairs.items() if None not in pair},
+        header=header,
     )
+
+
+def _check_token_file_folder(path: Path) -> None:
+    """TokenFileNeeded unless recover can write `path` once its cycle has run: its folder exists."""
+    if not path.parent.is_dir():
+        raise TokenFileNeeded(f"--token-file {path}: its folder {path.parent} does not exist")
 
 
 def _interval(given: float | None, var: str) -> float:

@@ -1,15 +1,15 @@
 """One runner per CDC session: a lock file under the lakerep home, held while the session runs.
 
-The lock is locks/<session>.lock holding JSON {pid, host, since}. It appears with its content in
-one step (written to a temporary file, then hard-linked into place, which fails if the lock
-exists), so a reader never sees a half-written lock. A lock left by a process of this host that
-is gone, or one that is not such a record, is taken over; a live process, or one on another
-host, keeps it. A lock file that cannot be read at all (another user's) is never taken over: it
-may be a live runner's (LockFileError). Contenders take a lock over one at a time, each under an
-flock of the locks folder itself, looking at the lock again once they hold it: the first replaces
-the stale lock with its own, the others find a live runner's. While any session's lock
-is kept, the subscriptions are active (refuse_if_active): refresh, mark-external-refresh and
-prune wait for the runner to stop.
+The lock is locks/<session>.lock holding JSON {pid, host, since, started}. It appears with its
+content in one step (written to a temporary file, then hard-linked into place, which fails if the
+lock exists), so a reader never sees a half-written lock. A lock left by a process of this host
+that is gone (its pid free, or used by a process that started at another time), or one that is not
+such a record, is taken over; a live process, or one on another host, keeps it. A lock file that
+cannot be read at all (another user's) is never taken over: it may be a live runner's
+(LockFileError). Contenders take a lock over one at a time, each under an flock of the locks
+folder itself, looking at the lock again once they hold it: the first replaces the stale lock with
+its own, the others find a live runner's. While any session's lock is kept, the subscriptions are
+active (refuse_if_active): refresh, mark-external-refresh and prune wait for the runner to stop.
 """
 
 from __future__ import annotations
@@ -56,6 +56,18 @@ class SessionActive(RuntimeError):
         super().__init__(
             f"subscription is active: session {session} is running (pid {holder['pid']}, "
             f"host {holder['host']}, since {holder['since']}): stop it first"
+        )
+
+
+class LakeInUse(RuntimeError):
+    """The embedded lake is open in a live runner: its Derby metastore admits one process."""
+
+    def __init__(self, session: str, holder: dict) -> None:
+        self.session = session
+        super().__init__(
+            f"the embedded lake is open in the runner of session {session} (pid {holder['pid']}, "
+            f"host {holder['host']}, since {holder['since']}): its metastore admits one process, "
+            "so run this once the runner has stopped"
         )
 
 
@@ -135,10 +147,30 @@ def _lock_files(locks: Path) -> list[Path]:
 
 
 def lock_record(pid: int) -> str:
-    """A lock's content: the holding process of this host, and since when."""
-    return json.dumps(
-        {"pid": pid, "host": socket.gethostname(), "since": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")}
-    )
+    """A lock's content: the holding process of this host, when it started (process_start), and
+    since when it holds the lock."""
+    record = {
+        "pid": pid,
+        "host": socket.gethostname(),
+        "since": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+    }
+    started = process_start(pid)
+    if started is not None:
+        record["started"] = started
+    return json.dumps(record)
+
+
+def process_start(pid: int) -> str | None:
+    """Which process `pid` is: the kernel's boot id and the process's start time in clock ticks
+    since boot (/proc/PID/stat, field 22), so that a pid used again by another process (a
+    container restarted, whose runner is pid 1 again) is told from the lock's holder. None where
+    /proc does not say (no such process, another system)."""
+    try:
+        boot = Path("/proc/sys/kernel/random/boot_id").read_text(encoding="ascii").strip()
+        stat = Path(f"/proc/{pid}/stat").read_text(encoding="utf-8", errors="replace")
+        return f"{boot}:{stat[stat.rindex(')') + 2 :].split()[19]}"  # fields from 3 on follow the name
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 def _create(lock: Path, content: str) -> bool:
@@ -181,15 +213,18 @@ def _holder(text: str) -> dict | None:
         holder = json.loads(text)
     except ValueError:
         return None
-    if not isinstance(holder, dict) or type(holder.get("pid")) is not int or holder["pid"] <= 0:
+    if not isinstance(holder, dict) or type(holder.get("pid")) is not int or not 0 < holder["pid"] < 2**31:
         return None
     if not isinstance(holder.get("host"), str) or not isinstance(holder.get("since"), str):
+        return None
+    if not isinstance(holder.get("started", ""), str):
         return None
     return holder
 
 
 def _is_stale(holder: dict) -> bool:
-    """True if the holder was a process of this host that no longer runs."""
+    """True if the holder was a process of this host that no longer runs: its pid is gone, or
+    taken by a process that started at another time (a lock of an older lakerep has no start)."""
     if holder["host"] != socket.gethostname():
         return False
     try:
@@ -197,8 +232,9 @@ def _is_stale(holder: dict) -> bool:
     except ProcessLookupError:
         return True
     except PermissionError:  # alive, another user's
-        return False
-    return False
+        pass
+    started = process_start(holder["pid"])
+    return "started" in holder and started is not None and started != holder["started"]
 
 
 @contextmanager

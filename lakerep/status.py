@@ -1,8 +1,9 @@
 """`lakerep status`: the operator's one look at the lake, as `asnccmd status` or GoldenGate's
 `info all` give it (SPEC §4, §5).
 
-- Per session: whether a runner holds it (its lock: pid, host, since) and its last cycle (from
-  the cycle file the runner writes after every cycle, so it is read without the lake).
+- Per session: whether a runner holds it (its lock: pid, host, since), its last cycle (from
+  the cycle file the runner writes after every cycle, so it is read without the lake) and when
+  its data tests last passed (lakerep.data_test_schedule).
 - Per source of each session: its restart tokens (capture_state), the rule of the run's restart
   decision that chose the tokens it started from (restart_decisions), and the register's
   CD_OLD_SYNCHPOINT and CD_NEW_SYNCHPOINT.
@@ -10,7 +11,8 @@
   and markers, exceptions).
 
 The embedded Derby metastore admits one process: while a runner of this lake is alive, its
-sources and sets cannot be read by another process, and status says so instead of waiting. A
+sources and sets cannot be read by another process, and status says so instead of waiting. On a
+cluster they are read while runners run. A
 set STOPPED or in a GAP needs an operator: `lakerep status` then exits non-zero (cli).
 """
 
@@ -22,7 +24,8 @@ from dataclasses import asdict
 from datetime import UTC, datetime
 from pathlib import Path
 
-from lakerep.locks import session_locks
+from lakerep import data_test_schedule
+from lakerep.locks import locks_in_lake, session_locks
 
 SETS_NEEDING_ATTENTION = ("STOPPED", "GAP")
 
@@ -44,6 +47,12 @@ def write_cycle_file(home: Path, session: str, report) -> None:
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     temporary.write_text(json.dumps(record, default=str), encoding="utf-8")
     temporary.replace(path)
+
+
+def _utc(seconds: float | None) -> str | None:
+    if seconds is None or not 0 <= seconds < 1e11:
+        return None
+    return datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _read_cycle_file(path: Path) -> dict | None:
@@ -72,6 +81,7 @@ def sessions(home: Path) -> list[dict]:
                 "runner": holder if alive else None,
                 "stale_lock": holder if holder is not None and not alive else None,
                 "last_cycle": _read_cycle_file(cycle_file(home, name)),
+                "data_tests_passed_at": _utc(data_test_schedule.passed_at(home, name)),
             }
         )
     return found
@@ -127,12 +137,13 @@ def lake_status(spark, relation_name) -> dict:
 
 
 def status(home: Path) -> dict:
-    """Everything `lakerep status` shows. The lake is read only when no runner holds it (the
-    embedded metastore admits one process); otherwise `lake` says which runner has it."""
+    """Everything `lakerep status` shows. The embedded lake is read only when no runner holds it
+    (its metastore admits one process), otherwise `lake` says which runner has it; a cluster's
+    lake is read whoever runs (its server serves every client)."""
     found = sessions(home)
     running = [entry for entry in found if entry["running"]]
     result: dict = {"sessions": found, "sources": None, "sets": None, "lake": None}
-    if running:
+    if running and not locks_in_lake():
         runner = running[0]["runner"]
         result["lake"] = (
             f"open in the runner of session {running[0]['session']} (pid {runner['pid']}, host "
@@ -178,7 +189,11 @@ def lines(result: dict) -> list[str]:
                 f"{' (idle)' if cycle.get('idle') else ''}: "
                 f"synchpoint {cycle.get('synchpoint') or 'none'}, lag {lag}"
             )
-        out.append(f"session {entry['session']}: {state}; {last}")
+        tested = entry.get("data_tests_passed_at")
+        out.append(
+            f"session {entry['session']}: {state}; {last}"
+            + (f"; data tests passed at {tested}" if tested else "")
+        )
     if result["lake"]:
         out.append(f"lake: {result['lake']}")
     for source in result["sources"] or []:

@@ -55,3 +55,21 @@ def test_the_same_file_twice_in_one_call_is_refused(lake_home, tmp_path):
     result = CliRunner().invoke(main, ["land", "--format", "debezium", str(path), str(path)])
     assert result.exit_code == EXIT_USER_ERROR
     assert "named twice in this call" in result.stderr
+
+
+@pytest.mark.parametrize("file_format", ["debezium", "canonical"])
+def test_two_files_of_one_name_in_one_call_are_refused(lake_home, tmp_path, file_format):
+    """An event is known by its batch, file name and line: two events.jsonl of different topics
+    in one batch would be taken for one file, their transactions mixed."""
+    first, second = tmp_path / "topic-a" / "events.jsonl", tmp_path / "topic-b" / "events.jsonl"
+    for path, key in ((first, 1), (second, 2)):
+        path.parent.mkdir()
+        line = (
+            EVENT.replace('"id": 1', f'"id": {key}')
+            if file_format == "debezium"
+            else f'{{"uow_id": "{key}"}}'
+        )
+        path.write_text(line + "\n", encoding="utf-8")
+    result = CliRunner().invoke(main, ["land", "--format", file_format, str(first), str(second)])
+    assert result.exit_code == EXIT_USER_ERROR, result.output
+    assert f"lakerep: {second}: a file of the same name ({first}) is in this call" in result.stderr

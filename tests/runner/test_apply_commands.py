@@ -125,6 +125,18 @@ def test_commands_are_refused_while_a_session_runs(home, command):
     )
 
 
+def test_diff_is_refused_while_a_runner_has_the_embedded_lake_open(home):
+    """Its metastore admits one process: a diff would fail in Spark's start-up instead."""
+    write_lock(home, "nightly", os.getpid())
+    result = lakerep("diff")
+    assert result.exit_code == EXIT_SESSION_LOCKED
+    assert result.output.strip() == (
+        f"lakerep: the embedded lake is open in the runner of session nightly (pid {os.getpid()}, "
+        f"host {socket.gethostname()}, since 2026-11-22T10:00:00Z): its metastore admits one process, "
+        "so run this once the runner has stopped"
+    )
+
+
 def test_only_live_runners_make_a_subscription_active(home):
     refuse_if_active(home)  # no locks folder yet
     write_lock(home, "gone", dead_pid())
@@ -272,7 +284,7 @@ def test_cycles_with_nothing_landed_run_no_dbt(home, monkeypatch):
     run_session(SessionStart("s1", commit_interval=0, prune_interval=3600.0), progress=progress)
     assert dbt_cycles == [False]  # the first cycle only: the next ones found nothing landed
     assert [line.split(":")[1].strip() for line in lines] == [
-        "0 records read, 0 row changes, 0 UOWs committed; synchpoint none; lag n/a",
+        "0 records read, 0 row changes, 0 UOWs committed; synchpoint none; lag n/a; data tests passed",
         "idle, nothing landed since batch 0; synchpoint none",
         "idle, nothing landed since batch 0; synchpoint none",
     ]

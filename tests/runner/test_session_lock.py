@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from lakerep.session_lock import SessionLocked, session_lock
+from lakerep.session_lock import SessionLocked, process_start, session_lock
 
 
 def lock_file(home: Path, session: str = "s1") -> Path:
@@ -30,6 +30,7 @@ def test_acquire_and_release(tmp_path: Path):
         assert holder["pid"] == os.getpid()
         assert holder["host"] == socket.gethostname()
         assert holder["since"].endswith("Z")
+        assert holder["started"] == process_start(os.getpid())
     assert not lock_file(tmp_path).exists()
     assert list((tmp_path / "locks").iterdir()) == []  # no temporary file left
     with session_lock(tmp_path, "s1"):  # free again
@@ -78,10 +79,54 @@ def test_stale_lock_of_a_dead_process_is_taken_over(tmp_path: Path):
     assert list((tmp_path / "locks").iterdir()) == []
 
 
+def write_holder(home: Path, **record) -> None:
+    lock_file(home).parent.mkdir()
+    lock_file(home).write_text(
+        json.dumps(
+            {"pid": os.getpid(), "host": socket.gethostname(), "since": "2026-11-22T10:00:00Z", **record}
+        )
+    )
+
+
+def test_a_lock_whose_pid_another_process_now_has_is_taken_over(tmp_path: Path):
+    """A container restarted: its new runner has the dead one's pid (pid 1, say), on the same host."""
+    write_holder(tmp_path, started=f"{process_start(os.getpid())}0")  # the same pid, started another time
+    with session_lock(tmp_path, "s1"):
+        assert json.loads(lock_file(tmp_path).read_text())["started"] == process_start(os.getpid())
+
+
+def test_a_live_holder_is_kept_whether_its_lock_says_when_it_started_or_not(tmp_path: Path):
+    """A lock of an older lakerep has no start: its pid alone says the holder runs."""
+    write_holder(tmp_path, started=process_start(os.getpid()))
+    with pytest.raises(SessionLocked), session_lock(tmp_path, "s1"):
+        pytest.fail("took over a live runner's lock")
+    lock_file(tmp_path).unlink()
+    lock_file(tmp_path).parent.rmdir()
+    write_holder(tmp_path)
+    with pytest.raises(SessionLocked), session_lock(tmp_path, "s1"):
+        pytest.fail("took over a live runner's lock")
+
+
 @pytest.mark.parametrize(
     "content",
-    ["{not json", "", "[1, 2]", '{"pid": "12", "host": "h", "since": "s"}', '{"pid": 0, "host": "h"}'],
-    ids=["broken-json", "empty", "not-an-object", "pid-not-a-number", "pid-zero"],
+    [
+        "{not json",
+        "",
+        "[1, 2]",
+        '{"pid": "12", "host": "h", "since": "s"}',
+        '{"pid": 0, "host": "h"}',
+        '{"pid": 9223372036854775808, "host": "h", "since": "s"}',
+        '{"pid": 12, "host": "h", "since": "s", "started": 5}',
+    ],
+    ids=[
+        "broken-json",
+        "empty",
+        "not-an-object",
+        "pid-not-a-number",
+        "pid-zero",
+        "pid-too-large",
+        "started-not-text",
+    ],
 )
 def test_corrupt_lock_file_is_taken_over(tmp_path: Path, content: str):
     lock_file(tmp_path).parent.mkdir()

@@ -15,7 +15,7 @@ import sys
 import pytest
 from click.testing import CliRunner
 
-from lakerep import session
+from lakerep import data_test_schedule, session
 from lakerep.cli import EXIT_SET_NEEDS_ATTENTION, main
 from lakerep.session import CycleReport, SessionStart, run_session
 from lakerep.status import cycle_file, lines, status
@@ -73,8 +73,12 @@ def test_status_shows_the_last_cycle_and_its_lag(home):
     session_file.parent.mkdir()
     session_file.write_text(json.dumps({**report.__dict__, "written_at": "2026-11-26T11:00:00Z", "pid": 1}))
     (home / "status" / "broken.json").write_text("{not json")
+    data_test_schedule.remember(home, "s1", "fp", passed_at=1_795_000_000.0, run_id="s1-run", cycle_number=11)
     text = "\n".join(lines(status(home)))
-    assert "last cycle 12 at 2026-11-26T11:00:00Z: synchpoint 00000000000000000042, lag 3.2 s" in text
+    assert (
+        "last cycle 12 at 2026-11-26T11:00:00Z: synchpoint 00000000000000000042, lag 3.2 s; "
+        "data tests passed at 2026-11-18T11:06:40Z"
+    ) in text
     assert "session broken: stopped; cycle file unreadable" in text
 
 
@@ -98,3 +102,49 @@ def test_status_json_and_exit_code(home, monkeypatch):
     printed = json.loads(result.stdout)
     assert printed["attention"] == ["set A.S2 is GAP: t needs a refresh"]
     assert [entry["status"] for entry in printed["sets"]] == ["APPLIED", "GAP"]
+
+
+def test_on_a_cluster_the_lake_is_read_while_a_runner_runs(home, monkeypatch):
+    """Its Connect server serves every client: a STOPPED set is shown, and the exit code says so."""
+    from lakerep import status as status_module
+
+    runner = {"pid": 4242, "host": "machine-a", "since": "2026-11-28T10:00:00Z"}
+    monkeypatch.setattr(status_module, "locks_in_lake", lambda: True)
+    monkeypatch.setattr(status_module, "session_locks", lambda home: {"s1": (runner, True)})
+    sets = [
+        {
+            "apply_qual": "A",
+            "set_name": "S1",
+            "status": "STOPPED",
+            "description": "a failed member",
+            "apply_cycle": 9,
+            "synchpoint": None,
+            "pending_members": [],
+            "exceptions": 1,
+        }
+    ]
+    monkeypatch.setattr(
+        status_module, "lake_status", lambda spark, relation_name: {"sources": [], "sets": sets}
+    )
+    monkeypatch.setattr("lakerep.lake.lake_session", lambda: None)
+    monkeypatch.setattr("lakerep.summary.relation_name", lambda model: model)
+    result = status(home)
+    assert result["lake"] is None and result["sets"] == sets
+    assert result["attention"] == ["set A.S1 is STOPPED: a failed member"]
+    assert "session s1: running (pid 4242, host machine-a" in "\n".join(lines(result))
+
+
+def test_an_unexpected_error_is_a_crash_never_a_failed_test(home, monkeypatch):
+    """Exit 2 (as dbt's crash) with its traceback and a line naming it: exit 1 says a model or data
+    test failed, and a ValueError of lakerep's own would say the user erred."""
+    from lakerep import status as status_module
+    from lakerep.cli import EXIT_CRASHED
+
+    def broken(home):
+        raise KeyError("a column the manifest lacks")
+
+    monkeypatch.setattr(status_module, "status", broken)
+    result = CliRunner().invoke(main, ["status"])
+    assert result.exit_code == EXIT_CRASHED == 2
+    assert "Traceback (most recent call last)" in result.stderr
+    assert result.stderr.strip().endswith("lakerep: crashed: KeyError: 'a column the manifest lacks'")

@@ -358,3 +358,43 @@ def test_write_refuses_what_would_not_read_back(tmp_path: Path, explicit: dict[s
     with pytest.raises(ValueError, match="refusing to write token file"):
         write_token_file(path, explicit, header="h")
     assert list(tmp_path.iterdir()) == []
+
+
+class StateRows:
+    """A lake whose capture_state holds `rows` (source_owner, source_table, restart1, restart2)."""
+
+    def __init__(self, rows: list[tuple]) -> None:
+        self.rows = rows
+
+    def sql(self, statement: str):
+        return self
+
+    def collect(self) -> list[tuple]:
+        return self.rows
+
+
+def test_recover_writes_no_override_for_a_source_without_tokens_and_names_it(tmp_path: Path, monkeypatch):
+    """A source of which nothing committed was read yet has a null token in the state."""
+    from lakerep import session
+
+    rows = [
+        ("SALES", "ORDERS", T1, T2),
+        ("SALES", "CUSTOMERS", None, None),
+        ("SALES", "ORDER_LINES", T3, None),
+    ]
+    monkeypatch.setattr(session, "lake_session", lambda: StateRows(rows))
+    monkeypatch.setattr(session, "relation_name", lambda model: model)
+    path = tmp_path / "recovered.tok"
+    session._write_state_to_token_file("s1", path)
+    text = path.read_text()
+    assert (
+        "<!-- no restart point in the state yet, so no override: SALES.CUSTOMERS, SALES.ORDER_LINES" in text
+    )
+    assert read_token_file(path, registered=REGISTERED).explicit == {"SALES.ORDERS": TokenPair(T1, T2)}
+
+
+def test_recover_refuses_a_token_file_in_a_folder_that_does_not_exist_before_its_cycle(tmp_path: Path):
+    from lakerep.session import SessionStart, TokenFileNeeded, run_session
+
+    with pytest.raises(TokenFileNeeded, match=r"its folder .*missing does not exist"):
+        run_session(SessionStart("s1", "recover", tmp_path / "missing" / "recovered.tok"))

@@ -65,3 +65,13 @@ def test_data_tests_are_due_with_the_first_cycle_then_every_test_interval():
     assert not data_tests_due(now=3000.0, last_test=0.0, interval=3600)
     assert data_tests_due(now=3600.0, last_test=0.0, interval=3600)
     assert data_tests_due(now=5.0, last_test=5.0, interval=0)
+
+
+def test_a_cycle_line_says_when_the_data_tests_ran_and_passed():
+    assert LAST.line("s1").endswith("lag 2.5 s; pruned")
+    assert (
+        CycleReport(**{**LAST.__dict__, "data_tests": True})
+        .line("s1")
+        .endswith("; pruned; data tests passed")
+    )
+    assert not idle_cycle(CycleReport(**{**LAST.__dict__, "data_tests": True})).data_tests
