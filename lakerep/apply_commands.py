@@ -17,7 +17,7 @@ import socket
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from lakerep import dbt
+from lakerep import data_test_schedule, dbt
 from lakerep.lake import lake_home
 from lakerep.locks import critical_section, refuse_if_active, refuse_if_lake_open
 from lakerep.subscriptions import load_members
@@ -120,6 +120,7 @@ def _checked_members(target_tables: Sequence[str]) -> list:
 
 
 def _mark_members(members: list, kind: str, start: str | None = None, end: str | None = None) -> list[str]:
+    data_test_schedule.forget(lake_home())  # the next run tests first what the markers change
     lines: list[str] = []
     for number, member in enumerate(members):
         arguments = {"kind": kind, "target_table": member.target_table, "marked_by": _user_and_host()}
@@ -145,6 +146,7 @@ def prune(retention_limit: int | None = None) -> list[str]:
     refuse_if_active(home)
     with critical_section(home):
         refuse_if_active(home)
+        data_test_schedule.forget(home)  # the next run tests what the prune leaves, first
         spark = lake_session()
         for model in ("register", "pruning_control"):
             if not spark.catalog.tableExists(relation_name(model)):

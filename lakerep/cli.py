@@ -129,8 +129,8 @@ def generate(records: int, seed: int, batch_records: int, landing_order: str, fr
     "--test-interval",
     type=float,
     help="Seconds between cycles that also run the data tests (default: the test_interval var; 0: "
-    "every cycle). A warm run without a token file keeps to the interval since the session's tests "
-    "last passed in an earlier run; any other run tests with its first cycle.",
+    "every cycle). A warm run of the embedded lake without a token file keeps to the interval since "
+    "the lake's tests last passed in an earlier run; any other run tests with its first cycle.",
 )
 @click.option(
     "--capture-only",

@@ -33,6 +33,7 @@ that its renewal thread starts.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
 import re
 import socket
@@ -67,7 +68,10 @@ _RETRYABLE = re.compile(r"concurrent|METADATA_CHANGED|PROTOCOL_CHANGED|ALREADY_E
 _TRUST_SECONDS = LEASE_SECONDS - RENEW_SECONDS
 
 HOLDER = uuid.uuid4().hex  # this process, in every lease it takes
-_held: dict[str, int] = {}  # the lease names this process holds, and by which thread
+_held: dict[str, int] = {}  # the lease names this process holds or is taking, and by which thread
+_unsettled: set[str] = set()  # of those, the ones reserved and not taken yet, or being released
+_generation: dict[str, int] = {}  # each name's latest reservation: a renewal leaves one made meanwhile alone
+_reservations = itertools.count()
 _renewed_at: dict[str, float] = {}  # when each held lease was last taken or renewed (monotonic)
 _lost: set[str] = set()
 _guard = threading.Lock()
@@ -153,40 +157,65 @@ def _commit(spark, sql: str) -> None:
 
 def try_take(spark, name: str, holder_id: str = HOLDER) -> tuple[bool, dict | None]:
     """Take the lease `name` for `holder_id` (this process) if no live lease holds it: (taken,
-    the holder record if not)."""
+    the holder record if not). For this process, the calling thread reserves the name first
+    (`_reserve`): while another of its threads holds it, no row is written for this one."""
     ensure_leases_table(spark)
-    row = _lease_row(spark, name)
-    if row is None or not row["live"]:
-        holder, host = _string(holder_id), _string(socket.gethostname())
-        _commit(
-            spark,
-            f"merge into {LEASES_TABLE} as lease using (select {_string(name)} as name) as wanted "
-            "on lease.name = wanted.name "
-            "when matched and lease.expires <= current_timestamp() then update set "
-            f"holder = {holder}, pid = {os.getpid()}, host = {host}, since = current_timestamp(), "
-            f"expires = {_LEASE_END} "
-            "when not matched then insert (name, holder, pid, host, since, expires) values "
-            f"({_string(name)}, {holder}, {os.getpid()}, {host}, current_timestamp(), {_LEASE_END})",
-        )
-        row = _lease_row(spark, name)  # the MERGE's winner, ours or another's
-    if row is not None and row["holder"] == holder_id and _claim(name, holder_id):
-        return True, None
-    return False, _holder_record(row) if row is not None else None
+    ours = holder_id == HOLDER  # tests stand for other runners with other holder ids
+    if ours and not _reserve(name):
+        row = _lease_row(spark, name)
+        return False, _holder_record(row) if row is not None else None
+    taken = False
+    try:
+        row = _lease_row(spark, name)
+        if row is None or not row["live"]:
+            holder, host = _string(holder_id), _string(socket.gethostname())
+            _commit(
+                spark,
+                f"merge into {LEASES_TABLE} as lease using (select {_string(name)} as name) as wanted "
+                "on lease.name = wanted.name "
+                "when matched and lease.expires <= current_timestamp() then update set "
+                f"holder = {holder}, pid = {os.getpid()}, host = {host}, since = current_timestamp(), "
+                f"expires = {_LEASE_END} "
+                "when not matched then insert (name, holder, pid, host, since, expires) values "
+                f"({_string(name)}, {holder}, {os.getpid()}, {host}, current_timestamp(), {_LEASE_END})",
+            )
+            row = _lease_row(spark, name)  # the MERGE's winner, ours or another's
+        taken = row is not None and row["holder"] == holder_id
+    finally:
+        if ours:
+            (_settle if taken else _unreserve)(name)
+    return (True, None) if taken else (False, _holder_record(row) if row is not None else None)
 
 
-def _claim(name: str, holder_id: str) -> bool:
-    """Whether the calling thread may hold lease `name`, whose row names `holder_id`: a lease of
-    this process is held by one thread at a time (another waits or is refused, as with the file
-    locks), claimed here under the guard so that two threads never both take it."""
-    if holder_id != HOLDER:  # another holder taken from this process (tests stand for other runners so)
-        return True
+def _reserve(name: str) -> bool:
+    """Reserve lease `name` for the calling thread, unless another thread of this process holds
+    or is taking it: a lease of this process is held by one thread at a time (another waits or
+    is refused, as with the file locks)."""
     thread = threading.get_ident()
     with _guard:
         if _held.setdefault(name, thread) != thread:
             return False
+        _unsettled.add(name)  # renewals and check_leases leave it alone until it is taken
+        _generation[name] = next(_reservations)
+    return True
+
+
+def _settle(name: str) -> None:
+    """The reserved lease `name` is taken: renewed and checked from now on."""
+    with _guard:
+        _unsettled.discard(name)
         _renewed_at[name] = time.monotonic()
         _lost.discard(name)
-    return True
+
+
+def _unreserve(name: str) -> None:
+    """The calling thread's reservation or hold of `name` ends (not taken, or released)."""
+    with _guard:
+        if _held.get(name) == threading.get_ident():
+            _held.pop(name, None)
+            _unsettled.discard(name)
+            _renewed_at.pop(name, None)
+            _lost.discard(name)
 
 
 def _lease_row(spark, name: str):
@@ -214,18 +243,18 @@ def _holding(name: str, take) -> Iterator[None]:
         return
     check_leases()  # a runner that lost its session's lease takes no critical section
     spark = _spark()
-    take(spark)  # claims the lease for this thread (try_take)
+    take(spark)  # reserves the lease for this thread (try_take)
     try:
         _start_renewer()
         yield
         check_leases([name])  # the body's writes were made without the lease: say so
     finally:
+        with _guard:
+            _unsettled.add(name)  # being released: renewals leave it alone
         try:
             _release(spark, name)
         finally:  # only now may another thread of this process take it, and find no row of ours
-            with _guard:
-                _held.pop(name, None)
-                _renewed_at.pop(name, None)
+            _unreserve(name)
 
 
 def check_leases(names: list[str] | None = None) -> None:
@@ -236,7 +265,9 @@ def check_leases(names: list[str] | None = None) -> None:
         lost = sorted(
             name
             for name in (list(_held) if names is None else names)
-            if name in _held and (name in _lost or now - _renewed_at.get(name, now) > _TRUST_SECONDS)
+            if name in _held
+            and name not in _unsettled
+            and (name in _lost or now - _renewed_at.get(name, now) > _TRUST_SECONDS)
         )
     if lost:
         raise LeaseLost(
@@ -346,8 +377,8 @@ def _tidy_quietly() -> None:
 def renew(spark) -> None:
     """Extend every lease this process holds to LEASE_SECONDS from now; mark those found taken or
     gone as lost (check_leases)."""
-    with _guard:
-        names = list(_held)
+    with _guard:  # the leases taken, each with its reservation
+        names = {name: _generation.get(name) for name in _held if name not in _unsettled}
     if not names:
         return
     started = time.monotonic()
@@ -362,9 +393,9 @@ def renew(spark) -> None:
         for row in spark.sql(f"select name from {LEASES_TABLE} where holder = {_string(HOLDER)}").collect()
     }
     with _guard:
-        for name in names:
-            if name not in _held:
-                continue
+        for name, generation in names.items():
+            if name not in _held or name in _unsettled or _generation.get(name) != generation:
+                continue  # released, or taken again, while the renewal ran
             if name in kept:
                 _renewed_at[name] = max(_renewed_at.get(name, started), started)
             else:

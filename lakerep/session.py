@@ -4,7 +4,7 @@ The runner only drives: it parses the token file, takes the session lock and pas
 dbt as vars, each cycle inside the lake's critical section; every PRUNE_INTERVAL a cycle also
 prunes (var lakerep_prune, SPEC §6), and a cycle every TEST_INTERVAL also runs the data tests (a
 `build` cycle; the others are `dbt run`, models only), a run's first cycle too unless the run
-carries on its session's schedule (lakerep.data_test_schedule). Which tokens each
+carries on the lake's schedule (lakerep.data_test_schedule). Which tokens each
 source restarts from, whether a warm start turns cold or is refused, and whether a cut-off cycle
 is finished first, are SQL (restart_decisions, capture_window).
 """
@@ -23,7 +23,7 @@ from pathlib import Path
 
 from lakerep import data_test_schedule, dbt, landing
 from lakerep.lake import lake_home, lake_session
-from lakerep.locks import critical_section, session_lock
+from lakerep.locks import critical_section, locks_in_lake, session_lock
 from lakerep.pipeline import APPLY_MODELS
 from lakerep.registrations import load_registrations
 from lakerep.sources.landing import land_new_changes
@@ -185,6 +185,11 @@ def run_session(
                     if test:
                         last_test = time.monotonic()
                     report = _dbt_cycle(home, start, {**run_vars, "lakerep_prune": prune}, test, fingerprint)
+                    if start.dbt_command == "build" and _left_untested(
+                        report, reports, run_vars["lakerep_run_id"]
+                    ):
+                        data_test_schedule.forget(home)
+                        last_test = None  # the run's next cycle tests
                 reports.append(report)
                 write_cycle_file(home, start.session, report)  # what `lakerep status` shows of it
                 progress(report.line(start.session))
@@ -202,25 +207,46 @@ def run_session(
 
 
 def _dbt_cycle(home: Path, start: SessionStart, run_vars: dict, test: bool, fingerprint: str) -> CycleReport:
-    """A cycle that runs dbt. One with the data tests (a `build`) of a whole session replaces the
-    record of when they last passed (lakerep.data_test_schedule): removed first, so a test cycle
-    that fails or is cut off leaves none; written once it has passed."""
+    """A cycle that runs dbt. One with the data tests (a `build`) removes the lake's record of
+    when they last passed before it starts (lakerep.data_test_schedule), so a test cycle that
+    fails or is cut off leaves none; a whole session's writes it once its tests have passed."""
     args = dbt_args(start, test)
     build = args[0] == "build"
-    records = build and not start.capture_only  # a capture-only build leaves Apply's tests out
-    if records:
-        data_test_schedule.forget(home, start.session)
+    if build:
+        data_test_schedule.forget(home)
     report = replace(_cycle(home, run_vars, args), data_tests=build)
-    if records:
+    if build and not start.capture_only:  # a capture-only build leaves Apply's tests out
         data_test_schedule.remember(
             home,
-            start.session,
             fingerprint,
             passed_at=time.time(),
             run_id=report.run_id,
             cycle_number=report.cycle_number,
         )
     return report
+
+
+def _left_untested(report: CycleReport, before: list[CycleReport], run_id: str) -> bool:
+    """Whether a cycle that ran no data tests did what a run's start would test: it finished a
+    cycle an earlier run left cut off, or it is the run's own first cycle and a warm start turned
+    into an automatic cold start there (restart_decisions)."""
+    if report.data_tests:
+        return False
+    if report.recovered:
+        return True
+    own_first = all(earlier.recovered for earlier in before)
+    return own_first and _automatic_cold_start(run_id)
+
+
+def _automatic_cold_start(run_id: str) -> bool:
+    spark = lake_session()
+    table = relation_name("restart_decisions")
+    if not spark.catalog.tableExists(table):
+        return False
+    found = spark.sql(
+        f"select count(*) from {table} where run_id = '{run_id}' and restart_rule = 'automatic cold start'"
+    ).collect()
+    return found[0][0] > 0
 
 
 def cycle_prunes(
@@ -243,20 +269,23 @@ def prune_due(now: float, last_prune: float, interval: float) -> bool:
 def data_tests_due(now: float, last_test: float | None, interval: float) -> bool:
     """The data tests come with a cycle that runs dbt once TEST_INTERVAL seconds have passed
     since they last passed (0: every cycle), and with a run's first such cycle unless the run
-    carries on its session's schedule (lakerep.data_test_schedule). They check the contracts of
+    carries on the lake's schedule (lakerep.data_test_schedule). They check the contracts of
     what the cycles wrote and cost about as much as the models, so a production cycle does not
     pay for them each time (ADR 0006)."""
     return last_test is None or now - last_test >= interval
 
 
 def _data_tests_carried_over(home: Path, start: SessionStart, fingerprint: str) -> float | None:
-    """When the session's data tests last passed (time.monotonic), if this run carries on its
-    session's schedule (lakerep.data_test_schedule), else None."""
-    if start.dbt_command != "build" or not data_test_schedule.carries_on(start.start_type, start.token_file):
+    """When the lake's data tests last passed (time.monotonic), if this run carries on the lake's
+    schedule (lakerep.data_test_schedule: a warm start on the embedded lake), else None."""
+    if (
+        start.dbt_command != "build"
+        or locks_in_lake()  # a cluster's: each machine has a home of its own
+        or not data_test_schedule.carries_on(start.start_type, start.token_file)
+    ):
         return None
     return data_test_schedule.carried_over(
         home,
-        start.session,
         fingerprint,
         wall_now=time.time(),
         monotonic_now=time.monotonic(),

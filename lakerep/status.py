@@ -1,9 +1,9 @@
 """`lakerep status`: the operator's one look at the lake, as `asnccmd status` or GoldenGate's
 `info all` give it (SPEC §4, §5).
 
-- Per session: whether a runner holds it (its lock: pid, host, since), its last cycle (from
-  the cycle file the runner writes after every cycle, so it is read without the lake) and when
-  its data tests last passed (lakerep.data_test_schedule).
+- Per session: whether a runner holds it (its lock: pid, host, since) and its last cycle (from
+  the cycle file the runner writes after every cycle, so it is read without the lake); for the
+  embedded lake, when its data tests last passed (lakerep.data_test_schedule).
 - Per source of each session: its restart tokens (capture_state), the rule of the run's restart
   decision that chose the tokens it started from (restart_decisions), and the register's
   CD_OLD_SYNCHPOINT and CD_NEW_SYNCHPOINT.
@@ -81,7 +81,6 @@ def sessions(home: Path) -> list[dict]:
                 "runner": holder if alive else None,
                 "stale_lock": holder if holder is not None and not alive else None,
                 "last_cycle": _read_cycle_file(cycle_file(home, name)),
-                "data_tests_passed_at": _utc(data_test_schedule.passed_at(home, name)),
             }
         )
     return found
@@ -142,7 +141,13 @@ def status(home: Path) -> dict:
     lake is read whoever runs (its server serves every client)."""
     found = sessions(home)
     running = [entry for entry in found if entry["running"]]
-    result: dict = {"sessions": found, "sources": None, "sets": None, "lake": None}
+    result: dict = {
+        "sessions": found,
+        "sources": None,
+        "sets": None,
+        "lake": None,
+        "data_tests_passed_at": _utc(data_test_schedule.passed_at(home)),
+    }
     if running and not locks_in_lake():
         runner = running[0]["runner"]
         result["lake"] = (
@@ -189,11 +194,9 @@ def lines(result: dict) -> list[str]:
                 f"{' (idle)' if cycle.get('idle') else ''}: "
                 f"synchpoint {cycle.get('synchpoint') or 'none'}, lag {lag}"
             )
-        tested = entry.get("data_tests_passed_at")
-        out.append(
-            f"session {entry['session']}: {state}; {last}"
-            + (f"; data tests passed at {tested}" if tested else "")
-        )
+        out.append(f"session {entry['session']}: {state}; {last}")
+    if result.get("data_tests_passed_at"):
+        out.append(f"lake: data tests last passed at {result['data_tests_passed_at']}")
     if result["lake"]:
         out.append(f"lake: {result['lake']}")
     for source in result["sources"] or []:

@@ -84,11 +84,19 @@ def test_the_critical_section_is_entered_again_by_its_holder(leases):
     assert held_names(leases) == set()
 
 
-def test_a_lease_one_thread_holds_is_not_taken_by_another_thread_of_the_process(leases):
+def test_a_lease_one_thread_holds_is_not_taken_by_another_thread_of_the_process(leases, monkeypatch):
     """As with the file locks: a second thread is refused the session, and the critical section
-    until its holder leaves; it then enters, with a row of its own."""
+    until its holder leaves; it then enters, with a row of its own (the holder's release is slowed
+    down, so a waiter let in before the release ended would find its row deleted under it)."""
     entered, leave = threading.Event(), threading.Event()
     moments: dict[str, float] = {}
+    release = lake_locks._release
+
+    def slow_release(spark, name: str) -> None:
+        time.sleep(2)
+        release(spark, name)
+
+    monkeypatch.setattr(lake_locks, "_release", slow_release)
 
     def hold() -> None:
         with lake_locks.session_lock("alpha"), lake_locks.critical_section():
@@ -99,6 +107,7 @@ def test_a_lease_one_thread_holds_is_not_taken_by_another_thread_of_the_process(
     def wait_for_the_section() -> None:
         with lake_locks.critical_section(timeout=120):
             moments["entered"] = time.monotonic()
+            time.sleep(3)  # past any release of the holder's still under way
             moments["rows then"] = held_names(leases)  # its own row, not one its holder deleted
 
     holder = threading.Thread(target=hold)

@@ -73,12 +73,10 @@ def test_status_shows_the_last_cycle_and_its_lag(home):
     session_file.parent.mkdir()
     session_file.write_text(json.dumps({**report.__dict__, "written_at": "2026-11-26T11:00:00Z", "pid": 1}))
     (home / "status" / "broken.json").write_text("{not json")
-    data_test_schedule.remember(home, "s1", "fp", passed_at=1_795_000_000.0, run_id="s1-run", cycle_number=11)
+    data_test_schedule.remember(home, "fp", passed_at=1_795_000_000.0, run_id="s1-run", cycle_number=11)
     text = "\n".join(lines(status(home)))
-    assert (
-        "last cycle 12 at 2026-11-26T11:00:00Z: synchpoint 00000000000000000042, lag 3.2 s; "
-        "data tests passed at 2026-11-18T11:06:40Z"
-    ) in text
+    assert "last cycle 12 at 2026-11-26T11:00:00Z: synchpoint 00000000000000000042, lag 3.2 s" in text
+    assert "lake: data tests last passed at 2026-11-18T11:06:40Z" in text
     assert "session broken: stopped; cycle file unreadable" in text
 
 
