@@ -239,14 +239,18 @@ def _left_untested(report: CycleReport, before: list[CycleReport], run_id: str) 
 
 
 def _automatic_cold_start(run_id: str) -> bool:
+    return _lake_has_rows(
+        "restart_decisions", f"run_id = '{run_id}' and restart_rule = 'automatic cold start'"
+    )
+
+
+def _lake_has_rows(model: str, condition: str) -> bool:
+    """Whether the model's table holds a row meeting `condition` (False before it is built)."""
     spark = lake_session()
-    table = relation_name("restart_decisions")
+    table = relation_name(model)
     if not spark.catalog.tableExists(table):
         return False
-    found = spark.sql(
-        f"select count(*) from {table} where run_id = '{run_id}' and restart_rule = 'automatic cold start'"
-    ).collect()
-    return found[0][0] > 0
+    return spark.sql(f"select count(*) from {table} where {condition}").collect()[0][0] > 0
 
 
 def cycle_prunes(
@@ -295,14 +299,7 @@ def _data_tests_carried_over(home: Path, start: SessionStart, fingerprint: str) 
 
 def _capture_cycle_in_lake(run_id: str, cycle_number: int) -> bool:
     """Whether the lake holds capture cycle `cycle_number` of run `run_id` (a valid run id)."""
-    spark = lake_session()
-    table = relation_name("capture_cycles")
-    if not spark.catalog.tableExists(table):
-        return False
-    found = spark.sql(
-        f"select count(*) from {table} where run_id = '{run_id}' and cycle_number = {int(cycle_number)}"
-    ).collect()
-    return found[0][0] > 0
+    return _lake_has_rows("capture_cycles", f"run_id = '{run_id}' and cycle_number = {int(cycle_number)}")
 
 
 def cycle_is_idle(last: CycleReport, highest_landed: int) -> bool:
