@@ -71,13 +71,20 @@ def carries_on(start_type: str, token_file: Path | None) -> bool:
     return start_type in CARRYING_STARTS and token_file is None
 
 
-def passed_at(home: Path) -> float | None:
-    """When the lake's data tests last passed (seconds since the epoch), as recorded; None when
-    no record is there or it cannot be read."""
+def _record(home: Path) -> tuple[float, str, str, int] | None:
+    """The record's (passed_at, project, run_id, cycle_number); None when there is none or it is
+    not one this module wrote."""
     try:
-        return float(json.loads(record_path(home).read_text(encoding="utf-8"))["passed_at"])
+        record = json.loads(record_path(home).read_text(encoding="utf-8"))
+        return float(record["passed_at"]), record["project"], record["run_id"], int(record["cycle_number"])
     except (OSError, ValueError, TypeError, KeyError):
         return None
+
+
+def passed_at(home: Path) -> float | None:
+    """When the lake's data tests last passed (seconds since the epoch), as recorded."""
+    record = _record(home)
+    return None if record is None else record[0]
 
 
 def carried_over(
@@ -91,12 +98,10 @@ def carried_over(
     """The moment (on the clock of `monotonic_now`) the lake's data tests last passed on this
     project, or None: the run's first cycle tests. `cycle_in_lake(run_id, cycle_number)` says
     whether the lake holds that capture cycle."""
-    try:
-        record = json.loads(record_path(home).read_text(encoding="utf-8"))
-        passed, project = float(record["passed_at"]), record["project"]
-        run_id, cycle_number = record["run_id"], int(record["cycle_number"])
-    except (OSError, ValueError, TypeError, KeyError):  # none, or not one this module wrote
+    record = _record(home)
+    if record is None:
         return None
+    passed, project, run_id, cycle_number = record
     age = wall_now - passed
     if project != fingerprint or not 0 <= age < float("inf"):
         return None

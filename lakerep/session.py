@@ -163,7 +163,8 @@ def run_session(
             }
             reports: list[CycleReport] = []
             last_prune = time.monotonic()
-            fingerprint = data_test_schedule.project_fingerprint()
+            # what the record of passed data tests is kept for: only a build session has one
+            fingerprint = data_test_schedule.project_fingerprint() if start.dbt_command == "build" else ""
             last_test = _data_tests_carried_over(home, start, fingerprint)  # None: the first cycle tests
             while True:
                 if start.source is not None:
