@@ -52,8 +52,5 @@ def session_locks(home: Path) -> dict[str, tuple[dict | None, bool]]:
 def refuse_if_lake_open(home: Path) -> None:
     """LakeInUse naming a live runner of the embedded lake, whose metastore admits one process (a
     read-only command would fail in Spark's start-up instead); nothing on a cluster."""
-    if locks_in_lake():
-        return
-    for session, (holder, alive) in file_session_lock.session_locks(home).items():
-        if alive:
-            raise LakeInUse(session, holder)
+    if not locks_in_lake():
+        file_session_lock.refuse_if_active(home, LakeInUse)

@@ -71,12 +71,12 @@ class LakeInUse(RuntimeError):
         )
 
 
-def refuse_if_active(home: Path) -> None:
-    """SessionActive naming a session whose lock a live runner holds (a dead runner's lock does
-    not count); nothing if none does."""
+def refuse_if_active(home: Path, refusal: type[RuntimeError] = SessionActive) -> None:
+    """`refusal` (SessionActive, or LakeInUse) naming a session whose lock a live runner holds (a
+    dead runner's lock does not count); nothing if none does."""
     for session, (holder, alive) in session_locks(home).items():
         if alive:
-            raise SessionActive(session, holder)
+            raise refusal(session, holder)
 
 
 def session_locks(home: Path) -> dict[str, tuple[dict | None, bool]]:
