@@ -8,7 +8,8 @@ later cycles apply their changes as a production cycle does), `cycle` (one more 
 running session's next cycle with nothing landed: the runner's one query deciding there is nothing
 to do) and `idle-dbt` (the same cycle run through dbt anyway, as a plain `dbt run` does), then
 `wide` (`tables` registered tables with changes in five, in a copy of the project:
-lakerep.bench_wide). With `records` 0 the cycle runs on an empty history. Cycles are `dbt run`
+lakerep.bench_wide; what each untouched table adds is measured against a copy that registers only
+the five). With `records` 0 the cycle runs on an empty history. Cycles are `dbt run`
 (models only; data tests are a separate, optional step), all of one session run, as `lakerep run`
 runs them: the history cycle is the run's first, the others are its later cycles, which make no
 restart decision. Each case counts the SQL statements dbt sends and the Delta commits among them
@@ -210,27 +211,46 @@ def _idle_cases(spark, run_vars: dict) -> Iterator[CaseFigures]:
 
 
 def _wide_case(cases: list[CaseFigures], **wide) -> Iterator[str]:
-    """The wide case, in a copy of the project (lakerep.bench_wide), and what each registered
-    table and member with nothing in the window adds against the cycle case (the same number of
-    log records, on four changed tables instead of five, over a larger history)."""
+    """The wide case, in a copy of the project (lakerep.bench_wide), then what each registered
+    table and member with nothing in the window adds: against the same cycle in a copy that
+    registers only the changed tables (the narrow control: the same seed, workload and changes,
+    no untouched table). The cycle case is no control: its members apply from snapshots, the wide
+    copy's wait for one, over a history of another size."""
     from lakerep.bench_wide import CHANGED_WIDE_TABLES, run_wide
 
-    scratch = Path(os.environ.get("LAKEREP_HOME", ".lakerep")) / "bench-wide"
-    lines = run_wide(scratch=scratch, **wide)
+    home = Path(os.environ.get("LAKEREP_HOME", ".lakerep"))
+    lines = run_wide(scratch=home / "bench-wide", **wide)
     yield from (line for line in lines if line.startswith("  wide"))
+    figures = _wide_figures(lines)
+    narrow_tables = len(load_registrations()) + CHANGED_WIDE_TABLES
+    untouched = wide["tables"] - narrow_tables
+    if untouched > 0:
+        narrow = _wide_figures(run_wide(scratch=home / "bench-narrow", **{**wide, "tables": narrow_tables}))
+        yield (
+            f"  narrow control: {narrow_tables} registered, the same changes: {narrow.seconds:.1f} s, "
+            f"{narrow.statements} statements, {narrow.commits} commits"
+        )
+        yield untouched_cost_line(figures, narrow, untouched)
+    cases.append(figures)
+
+
+def _wide_figures(lines: list[str]) -> CaseFigures:
+    """The figures of a wide copy's run, from the lines it printed."""
     case_lines = [line for line in lines if line.startswith("bench wide:")]
     if not case_lines:
         raise RuntimeError("the wide case printed no `bench wide:` line:\n" + "\n".join(lines[-20:]))
-    figures = parse_case_line(case_lines[-1])
-    cycle = next((case for case in cases if case.case == "cycle"), None)
-    untouched = wide["tables"] - len(load_registrations()) - CHANGED_WIDE_TABLES
-    if cycle is not None and untouched > 0:
-        yield (
-            f"  wide: each of the {untouched} registered tables (and members) with nothing in the window "
-            f"adds {(figures.seconds - cycle.seconds) / untouched:.2f} s and "
-            f"{(figures.commits - cycle.commits) / untouched:.1f} commits"
-        )
-    cases.append(figures)
+    return parse_case_line(case_lines[-1])
+
+
+def untouched_cost_line(wide: CaseFigures, narrow: CaseFigures, untouched: int) -> str:
+    """What each of `untouched` registered tables (and members) with nothing in the window adds to
+    the wide cycle, against the narrow control's."""
+    return (
+        f"  wide: each of the {untouched} registered tables (and members) with nothing in the window "
+        f"adds {(wide.seconds - narrow.seconds) / untouched:.2f} s, "
+        f"{(wide.statements - narrow.statements) / untouched:.1f} statements and "
+        f"{(wide.commits - narrow.commits) / untouched:.1f} commits"
+    )
 
 
 CASE_LINE = re.compile(
