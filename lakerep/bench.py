@@ -215,7 +215,8 @@ def _wide_case(cases: list[CaseFigures], **wide) -> Iterator[str]:
     table and member with nothing in the window adds: against the same cycle in a copy that
     registers only the changed tables (the narrow control: the same seed, workload and changes,
     no untouched table). The cycle case is no control: its members apply from snapshots, the wide
-    copy's wait for one, over a history of another size."""
+    copy's wait for one, over a history of another size. Neither copy lands a snapshot, so an
+    untouched member is measured in a set waiting for a refresh, never in one that applies."""
     from lakerep.bench_wide import CHANGED_WIDE_TABLES, run_wide
 
     home = Path(os.environ.get("LAKEREP_HOME", ".lakerep"))

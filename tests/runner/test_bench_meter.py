@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from lakerep.bench import CaseFigures, StatementMeter, parse_case_line, untouched_cost_line
+import lakerep.bench_wide
+from lakerep.bench import CaseFigures, StatementMeter, _wide_case, parse_case_line, untouched_cost_line
+from lakerep.registrations import load_registrations
 
 
 def sql_event(sql: str):
@@ -51,3 +53,25 @@ def test_an_untouched_table_costs_the_difference_to_the_narrow_control_per_table
         "  wide: each of the 45 registered tables (and members) with nothing in the window "
         "adds 0.08 s, 0.8 statements and 0.0 commits"
     )
+
+
+def test_the_wide_case_runs_a_narrow_control_of_the_changed_tables_beside_it(monkeypatch, tmp_path):
+    monkeypatch.setenv("LAKEREP_HOME", str(tmp_path))
+    calls = []
+
+    def fake_run_wide(*, tables, seed, cycle_records, scratch):
+        calls.append((tables, scratch))
+        seconds = 30.0 if len(calls) == 1 else 25.5
+        return ["  wide cycle: ...", CaseFigures("wide", seconds, 13_729, 146, 19).line()]
+
+    monkeypatch.setattr(lakerep.bench_wide, "run_wide", fake_run_wide)
+    changed = len(load_registrations()) + lakerep.bench_wide.CHANGED_WIDE_TABLES
+    cases = []
+    lines = list(_wide_case(cases, tables=changed + 45, seed=42, cycle_records=10_000))
+    assert calls == [(changed + 45, tmp_path / "bench-wide"), (changed, tmp_path / "bench-narrow")]
+    assert lines[-1].endswith("adds 0.10 s, 0.0 statements and 0.0 commits")
+    assert [case.seconds for case in cases] == [30.0]
+
+    calls.clear()
+    list(_wide_case([], tables=changed, seed=42, cycle_records=10_000))
+    assert calls == [(changed, tmp_path / "bench-wide")]
