@@ -34,7 +34,7 @@ from pathlib import Path
 from lakerep import dbt, landing
 from lakerep.lake import lake_session, reset_lake
 from lakerep.pipeline import land_refresh_snapshots, land_workload, run_cycle
-from lakerep.registrations import load_registrations
+from lakerep.registrations import cd_model_name, load_registrations
 
 records = int(sys.argv[1]) if len(sys.argv) > 1 else 100000
 cycle_records = int(sys.argv[2]) if len(sys.argv) > 2 else 10000
@@ -50,7 +50,8 @@ with dbt.parse_once():
     run_cycle(quiet=True, command="run", run_vars=run_vars)
     ccd_versions = {}
     registrations = load_registrations()
-    names = {key: f"{r.source_owner.lower()}__{r.source_table.lower()}" for key, r in registrations.items()}
+    # the part of the model names after cd_/ccd_ (lakerep.registrations names the models)
+    names = {key: cd_model_name(r).removeprefix("cd_") for key, r in registrations.items()}
     for name in names.values():
         ccd_versions[name] = spark.sql(f"describe history lakerep_capture.ccd_{name} limit 1").first().version
     landing.land_log_records(spark, history.workload.next_batch(cycle_records).records)
