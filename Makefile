@@ -44,12 +44,14 @@ lint: install
 	$(BIN)/sqlfluff lint models data-tests
 
 # Two workers, each with its own lake and JVM, a test file per worker at a time (its module
-# fixtures build one lake): one worker leaves about a third of the 2 cores idle (vmstat).
+# fixtures build one lake), a crash scenario alone (tests/conftest.py's scheduler): one
+# worker leaves about a third of the 2 cores idle (vmstat).
 test: install lint
 	$(BIN)/pytest -q -n 2 --dist loadfile
 
+# Every seed of the fixed set, CI's share too (-m "": none deselected).
 scenarios: install
-	$(BIN)/pytest -q -m scenarios tests/scenarios
+	$(BIN)/pytest -q -n 2 --dist loadfile -m "" tests/scenarios/test_crash_scenarios.py
 
 soak: install
 	$(BIN)/lakerep scenarios --count $(COUNT) --first-seed $(FIRST_SEED)

@@ -11,6 +11,8 @@ import os
 
 import pytest
 
+CRASH_SCENARIOS = "tests/scenarios/test_crash_scenarios.py::"
+
 
 @pytest.fixture(scope="session")
 def lake_home(tmp_path_factory: pytest.TempPathFactory):
@@ -45,3 +47,19 @@ def one_parse():
 
     with dbt.parse_once():
         yield
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log):
+    """`--dist loadfile`, but each crash scenario a unit of its own. A worker takes a test file at
+    a time, as its module fixtures build one lake for the file; a scenario takes minutes and
+    builds its own lake, so the two workers share the scenarios of `make test` between them."""
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    class FilesAndScenarios(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return nodeid if nodeid.startswith(CRASH_SCENARIOS) else super()._split_scope(nodeid)
+
+    return FilesAndScenarios(config, log)

@@ -27,6 +27,9 @@ EVENTS = {
 # Events with work of their own where a crash point may fall, instead of in the run after them.
 EVENTS_WITH_OWN_WORK = ("recover", "prune", "retention")
 
+# The work a crash point falls in (ADR 0005): the fixed set, and CI's share of it, draws each.
+CRASH_KINDS = ("warm run", "cold run", "recover run", "prune", "retention prune")
+
 
 @dataclass(frozen=True)
 class Step:
@@ -45,6 +48,15 @@ class Step:
             else ""
         )
         return f"land {self.records}, {self.event}{crash}"
+
+    @property
+    def crash_kind(self) -> str | None:
+        """Which of CRASH_KINDS the crash point falls in (None: the step has none)."""
+        if self.crash_fraction is None:
+            return None
+        if self.crash_in_event:
+            return {"recover": "recover run", "prune": "prune", "retention": "retention prune"}[self.event]
+        return "cold run" if self.event == "cold" else "warm run"
 
     @property
     def crashing_work(self) -> str:

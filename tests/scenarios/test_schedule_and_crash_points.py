@@ -11,14 +11,23 @@ from types import SimpleNamespace
 
 import pytest
 
-from lakerep.scenarios import FIXED_SEEDS
+from lakerep import dbt
+from lakerep.scenarios import CI_SEEDS, FIXED_SEEDS
 from lakerep.scenarios.crash import (
     CrashInjector,
     InjectedCrash,
     forget_a_killed_runners_settings,
     leave_a_killed_runners_lock,
 )
-from lakerep.scenarios.schedule import EVENTS, EVENTS_WITH_OWN_WORK, MIN_CRASHES, draw_schedule
+from lakerep.scenarios.driver import Driver
+from lakerep.scenarios.schedule import (
+    CRASH_KINDS,
+    EVENTS,
+    EVENTS_WITH_OWN_WORK,
+    MIN_CRASHES,
+    Schedule,
+    draw_schedule,
+)
 from lakerep.session_lock import SessionActive, lock_path, refuse_if_active, session_lock
 
 
@@ -55,6 +64,52 @@ def test_crash_points_fall_in_the_runs_and_in_the_work_of_prune_and_recover():
     assert {step.event for step in steps if step.crash_in_event} == set(EVENTS_WITH_OWN_WORK)
     crashing = [step.crash_fraction for seed in range(1, 201) for step in draw_schedule(seed).steps]
     assert min(fraction for fraction in crashing if fraction is not None) < 0.02  # first statements too
+
+
+@pytest.mark.parametrize("seeds", [FIXED_SEEDS, CI_SEEDS], ids=["the fixed set", "CI's share"])
+def test_every_kind_of_crash_point_is_drawn(seeds):
+    """Warm, cold and recover runs, prunes and retention prunes: CI's share is no set of the
+    easy cases."""
+    assert set(CI_SEEDS) <= set(FIXED_SEEDS)
+    drawn = {step.crash_kind for seed in seeds for step in draw_schedule(seed).steps}
+    assert drawn - {None} == set(CRASH_KINDS)
+
+
+def driver_with_work(*work: tuple[str, int]) -> Driver:
+    driver = Driver(Schedule(seed=1, landing_order="log", first_records=10, steps=()))
+    driver.journal.complete_work.extend(work)
+    return driver
+
+
+def test_a_crash_point_is_a_share_of_the_last_complete_work_of_its_kind():
+    """A cold run sends fewer statements than a warm one: with one estimate for every run, seeds
+    2 and 6's cold-run crash points fell past the run's end."""
+    driver = driver_with_work(("warm run", 160), ("warm run", 230), ("cold run", 120), ("warm run", 220))
+    assert driver.estimate("warm run") == 220
+    assert driver.estimate("cold run") == 120
+    assert driver.estimate("recover run") == 120  # none yet: the fewest of any run
+    assert driver.estimate("prune") == 20  # no prune counted yet
+    driver.journal.complete_work.append(("retention prune", 31))
+    assert driver.estimate("prune") == 31
+
+
+def sends_statements(count: int):
+    def work():
+        for _ in range(count):
+            for callback in list(dbt.EVENT_CALLBACKS):
+                callback(event("SQLQuery"))
+
+    return work
+
+
+def test_a_crash_point_past_the_works_end_is_journaled_as_lost():
+    driver = driver_with_work(("warm run", 100))
+    crashed, statements, _ = driver.crashing("step 2, warm run", "warm run", 0.9, sends_statements(60))
+    assert (crashed, statements) == (False, 60)
+    assert driver.journal.crashes == []
+    assert driver.journal.lost_crashes == ["step 2, warm run: statement 90, after its 60"]
+    assert driver.crashing("step 3, warm run", "warm run", None, sends_statements(60))[0] is False
+    assert len(driver.journal.lost_crashes) == 1  # no crash point: nothing lost
 
 
 def test_a_killed_runners_lock_is_taken_over_and_keeps_no_command_waiting(tmp_path):
