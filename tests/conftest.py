@@ -51,9 +51,10 @@ def one_parse():
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config: pytest.Config, log):
-    """`--dist loadfile`, but each crash scenario a unit of its own. A worker takes a test file at
-    a time, as its module fixtures build one lake for the file; a scenario takes minutes and
-    builds its own lake, so the two workers share the scenarios of `make test` between them."""
+    """`--dist loadfile`, but each crash scenario a unit of its own, handed out first. A worker
+    takes a test file at a time, as its module fixtures build one lake for the file; a scenario
+    takes minutes and builds its own lake. Handed out last (xdist's order: most tests first), a
+    worker could queue several while the other runs out of work."""
     if config.getvalue("dist") != "loadfile":
         return None
     from xdist.scheduler import LoadFileScheduling
@@ -61,5 +62,10 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log):
     class FilesAndScenarios(LoadFileScheduling):
         def _split_scope(self, nodeid: str) -> str:
             return nodeid if nodeid.startswith(CRASH_SCENARIOS) else super()._split_scope(nodeid)
+
+        def _assign_work_unit(self, node) -> None:
+            for scope in reversed([scope for scope in self.workqueue if scope.startswith(CRASH_SCENARIOS)]):
+                self.workqueue.move_to_end(scope, last=False)
+            super()._assign_work_unit(node)
 
     return FilesAndScenarios(config, log)

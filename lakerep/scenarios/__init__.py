@@ -8,6 +8,7 @@ FIXED_SEEDS = tuple(range(1, 21))
 """The fixed set `make scenarios` runs; a soak (`make soak`, `lakerep scenarios --count`) runs others."""
 
 CI_SEEDS = (2, 4, 10)
-"""The share of the fixed set `make test` runs: what fits CI's 60 minutes beside the other tests,
-chosen so that it draws every kind of crash point (tests/scenarios/test_schedule_and_crash_points.py).
-The whole set does not fit yet (docs/decisions/0005-crash-scenarios.md)."""
+"""The share of the fixed set `make test` runs beside the other tests, in CI's 60 minutes. Between
+them they draw every kind of crash point (tests/scenarios/test_schedule_and_crash_points.py),
+and each of their tests fails when a kind drawn cut off no work. The whole set does not fit yet
+(docs/decisions/0005-crash-scenarios.md)."""

@@ -216,11 +216,7 @@ class Driver:
         if step.event == "cold":
             start_type, token_file = "cold", self.cold_start_tokens()
         elif step.event == "recover":
-            token_file = self.home / "scenario-recover.tokens"
-            token_file.unlink(missing_ok=True)  # an earlier recover's file is not this one's
-            crashed = self.run("recover", token_file, crash_fraction=event_crash, label="recover step")
-            if not crashed and token_file.exists():
-                self.token_file = token_file  # the warm run after it reads it
+            self.once_more(event_crash, lambda again: self.recover(event_crash))
             token_file = self.take_token_file()
         elif step.event == "reread":
             token_file = self.reread_tokens()
@@ -231,27 +227,53 @@ class Driver:
         elif step.event == "external":
             self.external_refresh(MEMBERS["stock_copy"])
         elif step.event in ("prune", "retention"):
-            self.prune(retention_limit=0 if step.event == "retention" else None, crash_fraction=event_crash)
-        crashed = self.run(start_type, token_file, crash_fraction=run_crash, label=f"{step.event} step")
-        if run_crash is not None and not crashed:
-            crashed = self.run_again(start_type, run_crash, label=f"{step.event} step")
+            limit = 0 if step.event == "retention" else None
+            self.once_more(
+                event_crash, lambda again: self.prune(retention_limit=limit, crash_fraction=event_crash)
+            )
+
+        def run(again: bool) -> bool:  # once more: a warm run, or a cold start at the end of the log again
+            tokens = (self.cold_start_tokens() if start_type == "cold" else None) if again else token_file
+            label = f"{step.event} step" + (", once more" if again else "")
+            return self.run(start_type, tokens, crash_fraction=run_crash, label=label)
+
+        crashed = self.once_more(run_crash, run, finish=start_type == "cold")
         self.journal.events.append(f"{step.event} run {'crashed' if crashed else 'done'}")
+
+    def once_more(
+        self, crash_fraction: float | None, work: Callable[[bool], bool], *, finish: bool = False
+    ) -> bool:
+        """Do `work` (its argument: whether this is the second time); when it has a crash point
+        and ends before it, do it once more, with the point at the same share of the statements
+        it sent, now counted. A small batch lands first (`finish`: every transaction ends in it),
+        so that it has as much to do. A kind's first work has no count of its own: seed 2's first
+        cold run sent 128 statements, its first run 206. Only a point the second misses too stays
+        lost. True when the work crashed."""
+        crashed = work(False)
+        if crash_fraction is None or crashed:
+            return crashed
+        missed = self.journal.lost_crashes.pop()
+        self.land(self.rng.randint(20, 80), finish=finish)
+        self.resolve_waits()
+        crashed = work(True)
+        self.journal.events.append(f"{'crashed' if crashed else 'missed again'} once more: {missed}")
+        return crashed
+
+    def recover(self, crash_fraction: float | None) -> bool:
+        """A recover run, its token file for the warm run after it; True when it crashed."""
+        token_file = self.home / "scenario-recover.tokens"
+        token_file.unlink(missing_ok=True)  # an earlier recover's file is not this one's
+        self.token_file = None
+        crashed = self.run("recover", token_file, crash_fraction=crash_fraction, label="recover step")
+        if not crashed and token_file.exists():
+            self.token_file = token_file  # the warm run after it reads it
+        return crashed
 
     def cold_start_tokens(self) -> Path:
         """The token file of a cold start at the end of the log. Every transaction ended in the
         batch just landed (finish), so a cold start there loses none."""
         self.journal.cold_positions.append(self.workload.oracle.commit_positions()[-1])
         return self.write_tokens("cold", {}, TokenPair(CURRENT_RESTART, CURRENT_RESTART))
-
-    def run_again(self, start_type: str, crash_fraction: float, *, label: str) -> bool:
-        """Once more, a run that ended before its crash point (a first cold run sends fewer
-        statements than any run before it: seed 2's, 128 of the first run's 206), with the point
-        at the same share of the statements it sent: a small batch lands, and a cold run starts
-        cold again at its end."""
-        self.land(self.rng.randint(20, 80), finish=start_type == "cold")
-        self.resolve_waits()
-        token_file = self.cold_start_tokens() if start_type == "cold" else None
-        return self.run(start_type, token_file, crash_fraction=crash_fraction, label=f"{label}, again")
 
     def settle(self) -> None:
         """Clean warm runs until every set is APPLIED in a cycle that was not cut off."""
@@ -288,27 +310,28 @@ class Driver:
                 self.journal.cold_starts += 1
         return crashed
 
-    def prune(self, *, retention_limit: int | None, crash_fraction: float | None) -> None:
+    def prune(self, *, retention_limit: int | None, crash_fraction: float | None) -> bool:
+        """`lakerep prune` (a retention prune with `retention_limit` 0); True when it crashed."""
         from lakerep.scenarios.checks import check_prune_keeps_what_members_need, prune_bounds
 
         self.journal.prunes += 1
         bounds = prune_bounds(lake_session()) if retention_limit is None else None
         kind = "prune" if retention_limit is None else "retention prune"
         crashed, statements, _ = self.crashing(
-            "prune", kind, crash_fraction, lambda: apply_commands.prune(retention_limit)
+            kind, kind, crash_fraction, lambda: apply_commands.prune(retention_limit)
         )
         if not crashed:
             self.journal.complete_work.append((kind, statements))
         if bounds is not None:  # a prune within RETENTION_LIMIT leaves every member its changes
             check_prune_keeps_what_members_need(lake_session(), bounds)
+        return crashed
 
     def estimate(self, kind: str) -> int:
         """The statements the next `kind` of work ("warm run", "cold run", "recover run", "prune",
         "retention prune") will send, for a cycle: as many as the last complete one of its kind
         sent, so that a crash point may fall on any statement up to the last. A kind not yet
         seen takes the fewest of any complete run (of any prune); the scenario's first run, on
-        an empty lake, is a complete one. A run may still end before its point (run_again).
-        With one estimate for every run, seeds 2 and 6 lost their cold-run crash points."""
+        an empty lake, is a complete one. Work may still end before its point: see once_more."""
         counted = self.journal.complete_work
         same_kind = [count for seen, count in counted if seen == kind]
         if same_kind:
@@ -319,7 +342,8 @@ class Driver:
     def crashing(self, what: str, kind: str, fraction: float | None, call: Callable):
         """Call `call` (a `kind` of work), crashing before the statement at `fraction` of its
         estimated statements (None: no crash); a crash point it never reached is journaled as
-        lost. Returns (crashed, statements sent, what `call` returned)."""
+        lost (once_more takes it back when a second try crashes). Returns (crashed, statements
+        sent, what `call` returned)."""
         at = None if fraction is None else max(1, math.ceil(fraction * self.estimate(kind)))
         injector = CrashInjector(at)
         returned = None

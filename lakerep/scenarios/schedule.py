@@ -33,8 +33,9 @@ CRASH_KINDS = ("warm run", "cold run", "recover run", "prune", "retention prune"
 
 @dataclass(frozen=True)
 class Step:
-    """Land `records` log records, do `event`, then run a cycle (`--once`) that crashes before
-    the statement at `crash_fraction` of a complete run's statements (None: no crash)."""
+    """Land `records` log records, do `event`, then run a cycle (`--once`). The run, or the
+    event's own work (`crash_in_event`), crashes before the statement at `crash_fraction` of
+    the statements the last complete work of its kind sent (None: no crash; Driver.estimate)."""
 
     records: int
     event: str

@@ -112,6 +112,68 @@ def test_a_crash_point_past_the_works_end_is_journaled_as_lost():
     assert len(driver.journal.lost_crashes) == 1  # no crash point: nothing lost
 
 
+@pytest.fixture
+def driver_without_a_lake(monkeypatch):
+    """A driver whose landings and set checks are only counted, and whose crashes unset
+    settings on a stand-in session."""
+    driver = driver_with_work(("warm run", 100), ("cold run", 60))
+    landed = []
+    monkeypatch.setattr(driver, "land", lambda records, finish=False: landed.append(finish))
+    monkeypatch.setattr(driver, "resolve_waits", lambda: None)
+    session = SimpleNamespace(conf=SimpleNamespace(unset=lambda key: None))
+    monkeypatch.setattr("lakerep.scenarios.driver.lake_session", lambda: session)
+    driver.landed = landed
+    return driver
+
+
+def work_sending(driver, *counts: int, fraction: float | None = 0.9, kind: str = "cold run"):
+    """Work of `kind` sending counts[0] statements the first time, counts[1] the second; as
+    dbt does, a statement failing ends the invocation with DbtFailed, and as Driver.run does,
+    complete work is counted."""
+    sent = iter(counts)
+
+    def statements() -> None:
+        try:
+            sends_statements(next(sent))()
+        except InjectedCrash as crash:
+            raise dbt.DbtFailed(["run"], 2, str(crash)) from crash
+
+    def work(again: bool) -> bool:
+        crashed, count, _ = driver.crashing(f"{kind}{' again' if again else ''}", kind, fraction, statements)
+        if not crashed:
+            driver.journal.complete_work.append((kind, count))
+        return crashed
+
+    return work
+
+
+def test_work_ending_before_its_crash_point_runs_once_more_and_crashes(driver_without_a_lake):
+    driver = driver_without_a_lake
+    assert driver.once_more(0.9, work_sending(driver, 50, 50), finish=True) is True  # 54 of 60, then 45 of 50
+    assert driver.landed == [True]
+    assert driver.journal.lost_crashes == []
+    assert driver.journal.crashed_work == ["cold run"]
+    assert driver.journal.crashes == ["cold run again: statement 45, in model.lakerep.register: select 1"]
+    assert driver.journal.events == ["crashed once more: cold run: statement 54, after its 50"]
+
+
+def test_a_point_the_second_try_misses_too_stays_lost(driver_without_a_lake):
+    driver = driver_without_a_lake
+    assert driver.once_more(0.9, work_sending(driver, 50, 30)) is False
+    assert driver.journal.lost_crashes == ["cold run again: statement 45, after its 30"]
+    assert driver.journal.events == ["missed again once more: cold run: statement 54, after its 50"]
+
+
+@pytest.mark.parametrize("fraction", [None, 0.5])
+def test_work_without_a_point_or_crashing_at_it_runs_once(driver_without_a_lake, fraction):
+    driver = driver_without_a_lake
+    assert driver.once_more(fraction, work_sending(driver, 50, 50, fraction=fraction)) is (
+        fraction is not None
+    )
+    assert driver.landed == []
+    assert driver.journal.lost_crashes == []
+
+
 def test_a_killed_runners_lock_is_taken_over_and_keeps_no_command_waiting(tmp_path):
     leave_a_killed_runners_lock(tmp_path, "scenario")
     assert lock_path(tmp_path, "scenario").exists()
