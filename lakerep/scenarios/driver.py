@@ -38,7 +38,10 @@ SESSION = "scenario"
 MEMBERS = {member.target_table: member for member in load_members()}
 REFRESHABLE_SOURCES = sorted({m.source for m in MEMBERS.values() if not m.registration.disable_refresh})
 SETTLE_RUNS = 4  # clean warm runs, at most, for every set to be APPLIED at the end
-FIRST_PRUNE_STATEMENTS = 20  # a prune's statements until one has been counted
+# A prune's statements until one is counted: guessed high, since work that ends before its crash
+# point runs once more (Driver.once_more), and a low guess never reaches a prune's last statements
+# (a retention prune sent 57, seed 6, 2026-11-28).
+PRUNE_STATEMENTS_GUESS = 60
 JOURNAL_FILE = "scenario-journal.json"  # in the lake's home, written before the checks
 
 
@@ -216,7 +219,7 @@ class Driver:
         if step.event == "cold":
             start_type, token_file = "cold", self.cold_start_tokens()
         elif step.event == "recover":
-            self.once_more(event_crash, lambda again: self.recover(event_crash))
+            self.once_more(event_crash, lambda again: self.recover(event_crash, again=again))
             token_file = self.take_token_file()
         elif step.event == "reread":
             token_file = self.reread_tokens()
@@ -229,7 +232,8 @@ class Driver:
         elif step.event in ("prune", "retention"):
             limit = 0 if step.event == "retention" else None
             self.once_more(
-                event_crash, lambda again: self.prune(retention_limit=limit, crash_fraction=event_crash)
+                event_crash,
+                lambda again: self.prune(retention_limit=limit, crash_fraction=event_crash, again=again),
             )
 
         def run(again: bool) -> bool:  # once more: a warm run, or a cold start at the end of the log again
@@ -246,11 +250,12 @@ class Driver:
         """Do `work` (its argument: whether this is the second time); when it has a crash point
         and ends before it, do it once more, with the point at the same share of the statements
         it sent, now counted. A small batch lands first (`finish`: every transaction ends in it),
-        so that it has as much to do. A kind's first work has no count of its own: seed 2's first
-        cold run sent 128 statements, its first run 206. Only a point the second misses too stays
-        lost. True when the work crashed."""
+        so that a run has as much to do. A kind's first work has no count of its own: seed 2's
+        first cold run sent 128 statements, its first run 206. Only a point the second misses too
+        stays lost. True when the work crashed."""
+        lost_before = len(self.journal.lost_crashes)
         crashed = work(False)
-        if crash_fraction is None or crashed:
+        if crash_fraction is None or crashed or len(self.journal.lost_crashes) == lost_before:
             return crashed
         missed = self.journal.lost_crashes.pop()
         self.land(self.rng.randint(20, 80), finish=finish)
@@ -259,12 +264,13 @@ class Driver:
         self.journal.events.append(f"{'crashed' if crashed else 'missed again'} once more: {missed}")
         return crashed
 
-    def recover(self, crash_fraction: float | None) -> bool:
+    def recover(self, crash_fraction: float | None, *, again: bool = False) -> bool:
         """A recover run, its token file for the warm run after it; True when it crashed."""
         token_file = self.home / "scenario-recover.tokens"
         token_file.unlink(missing_ok=True)  # an earlier recover's file is not this one's
         self.token_file = None
-        crashed = self.run("recover", token_file, crash_fraction=crash_fraction, label="recover step")
+        label = "recover step" + (", once more" if again else "")
+        crashed = self.run("recover", token_file, crash_fraction=crash_fraction, label=label)
         if not crashed and token_file.exists():
             self.token_file = token_file  # the warm run after it reads it
         return crashed
@@ -310,7 +316,9 @@ class Driver:
                 self.journal.cold_starts += 1
         return crashed
 
-    def prune(self, *, retention_limit: int | None, crash_fraction: float | None) -> bool:
+    def prune(
+        self, *, retention_limit: int | None, crash_fraction: float | None, again: bool = False
+    ) -> bool:
         """`lakerep prune` (a retention prune with `retention_limit` 0); True when it crashed."""
         from lakerep.scenarios.checks import check_prune_keeps_what_members_need, prune_bounds
 
@@ -318,7 +326,10 @@ class Driver:
         bounds = prune_bounds(lake_session()) if retention_limit is None else None
         kind = "prune" if retention_limit is None else "retention prune"
         crashed, statements, _ = self.crashing(
-            kind, kind, crash_fraction, lambda: apply_commands.prune(retention_limit)
+            kind + (", once more" if again else ""),
+            kind,
+            crash_fraction,
+            lambda: apply_commands.prune(retention_limit),
         )
         if not crashed:
             self.journal.complete_work.append((kind, statements))
@@ -330,20 +341,21 @@ class Driver:
         """The statements the next `kind` of work ("warm run", "cold run", "recover run", "prune",
         "retention prune") will send, for a cycle: as many as the last complete one of its kind
         sent, so that a crash point may fall on any statement up to the last. A kind not yet
-        seen takes the fewest of any complete run (of any prune); the scenario's first run, on
-        an empty lake, is a complete one. Work may still end before its point: see once_more."""
+        seen takes the most of any complete run (of any prune; the scenario's first run, on an
+        empty lake, is a complete one): a guess too high costs a second try (once_more), one too
+        low leaves the work's last statements without a crash point."""
         counted = self.journal.complete_work
         same_kind = [count for seen, count in counted if seen == kind]
         if same_kind:
             return same_kind[-1]
         same_work = [count for seen, count in counted if seen.split()[-1] == kind.split()[-1]]
-        return min(same_work, default=FIRST_PRUNE_STATEMENTS)
+        return max(same_work, default=PRUNE_STATEMENTS_GUESS)
 
     def crashing(self, what: str, kind: str, fraction: float | None, call: Callable):
         """Call `call` (a `kind` of work), crashing before the statement at `fraction` of its
         estimated statements (None: no crash); a crash point it never reached is journaled as
-        lost (once_more takes it back when a second try crashes). Returns (crashed, statements
-        sent, what `call` returned)."""
+        lost (once_more moves it to the events when it tries again). Returns (crashed,
+        statements sent, what `call` returned)."""
         at = None if fraction is None else max(1, math.ceil(fraction * self.estimate(kind)))
         injector = CrashInjector(at)
         returned = None

@@ -25,6 +25,9 @@ def drawn(seed: int, landing_order: str, batches) -> Workload:
 
 def test_a_saved_journal_loads_back_equal(tmp_path):
     journal = Journal(crashes=["warm step, warm run: 57"], cold_starts=1, prunes=1, runs=5)
+    journal.crashed_work.append("warm run")
+    journal.lost_crashes.append("cold step, cold run: statement 142, after its 128")
+    journal.complete_work.extend([("warm run", 206), ("cold run", 128), ("retention prune", 57)])
     journal.events.append("cold run done")
     journal.batches.extend(BATCHES)
     journal.refreshes_asked.append(("stock_copy", "EXTERNAL_REFRESH", 3))

@@ -87,8 +87,8 @@ def test_a_crash_point_is_a_share_of_the_last_complete_work_of_its_kind():
     driver = driver_with_work(("warm run", 160), ("warm run", 230), ("cold run", 120), ("warm run", 220))
     assert driver.estimate("warm run") == 220
     assert driver.estimate("cold run") == 120
-    assert driver.estimate("recover run") == 120  # none yet: the fewest of any run
-    assert driver.estimate("prune") == 20  # no prune counted yet
+    assert driver.estimate("recover run") == 230  # none yet: the most of any run
+    assert driver.estimate("prune") == 60  # no prune counted yet: a guess
     driver.journal.complete_work.append(("retention prune", 31))
     assert driver.estimate("prune") == 31
 
