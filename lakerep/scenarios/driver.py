@@ -25,7 +25,7 @@ from lakerep.scenarios.crash import (
     injected,
     leave_a_killed_runners_lock,
 )
-from lakerep.scenarios.schedule import MIN_CRASHES, Schedule, Step, draw_schedule
+from lakerep.scenarios.schedule import EVENTS_WITH_OWN_WORK, MIN_CRASHES, Schedule, Step, draw_schedule
 from lakerep.session import SessionStart, run_session
 from lakerep.subscriptions import Member, load_members
 from lakerep.summary import relation_name
@@ -219,7 +219,7 @@ class Driver:
         if step.event == "cold":
             start_type, token_file = "cold", self.cold_start_tokens()
         elif step.event == "recover":
-            self.once_more(event_crash, lambda again: self.recover(event_crash, again=again))
+            self.once_more(lambda again: self.recover(event_crash, again=again))
             token_file = self.take_token_file()
         elif step.event == "reread":
             token_file = self.reread_tokens()
@@ -232,8 +232,7 @@ class Driver:
         elif step.event in ("prune", "retention"):
             limit = 0 if step.event == "retention" else None
             self.once_more(
-                event_crash,
-                lambda again: self.prune(retention_limit=limit, crash_fraction=event_crash, again=again),
+                lambda again: self.prune(retention_limit=limit, crash_fraction=event_crash, again=again)
             )
 
         def run(again: bool) -> bool:  # once more: a warm run, or a cold start at the end of the log again
@@ -241,21 +240,19 @@ class Driver:
             label = f"{step.event} step" + (", once more" if again else "")
             return self.run(start_type, tokens, crash_fraction=run_crash, label=label)
 
-        crashed = self.once_more(run_crash, run, finish=start_type == "cold")
+        crashed = self.once_more(run, finish=start_type == "cold")
         self.journal.events.append(f"{step.event} run {'crashed' if crashed else 'done'}")
 
-    def once_more(
-        self, crash_fraction: float | None, work: Callable[[bool], bool], *, finish: bool = False
-    ) -> bool:
-        """Do `work` (its argument: whether this is the second time); when it has a crash point
-        and ends before it, do it once more, with the point at the same share of the statements
-        it sent, now counted. A small batch lands first (`finish`: every transaction ends in it),
-        so that a run has as much to do. A kind's first work has no count of its own: seed 2's
-        first cold run sent 128 statements, its first run 206. Only a point the second misses too
-        stays lost. True when the work crashed."""
+    def once_more(self, work: Callable[[bool], bool], *, finish: bool = False) -> bool:
+        """Do `work` (its argument: whether this is the second time); when it had a crash point
+        and ended before it (crashing journaled the point as lost), do it once more, with the
+        point at the same share of the statements it sent, now counted. A small batch lands
+        first (`finish`: every transaction ends in it), so that a run has as much to do. A kind's
+        first work has no count of its own: seed 2's first cold run sent 128 statements, its
+        first run 206. Only a point the second misses too stays lost. True when it crashed."""
         lost_before = len(self.journal.lost_crashes)
         crashed = work(False)
-        if crash_fraction is None or crashed or len(self.journal.lost_crashes) == lost_before:
+        if len(self.journal.lost_crashes) == lost_before:  # it crashed, or had no crash point
             return crashed
         missed = self.journal.lost_crashes.pop()
         self.land(self.rng.randint(20, 80), finish=finish)
@@ -324,7 +321,7 @@ class Driver:
 
         self.journal.prunes += 1
         bounds = prune_bounds(lake_session()) if retention_limit is None else None
-        kind = "prune" if retention_limit is None else "retention prune"
+        kind = EVENTS_WITH_OWN_WORK["prune" if retention_limit is None else "retention"]
         crashed, statements, _ = self.crashing(
             kind + (", once more" if again else ""),
             kind,

@@ -24,11 +24,12 @@ EVENTS = {
 }
 
 
-# Events with work of their own where a crash point may fall, instead of in the run after them.
-EVENTS_WITH_OWN_WORK = ("recover", "prune", "retention")
+# Events with work of their own where a crash point may fall, instead of in the run after them,
+# and the kind of work it is.
+EVENTS_WITH_OWN_WORK = {"recover": "recover run", "prune": "prune", "retention": "retention prune"}
 
 # The work a crash point falls in (ADR 0005): the fixed set, and CI's share of it, draws each.
-CRASH_KINDS = ("warm run", "cold run", "recover run", "prune", "retention prune")
+CRASH_KINDS = ("warm run", "cold run", *EVENTS_WITH_OWN_WORK.values())
 
 
 @dataclass(frozen=True)
@@ -56,14 +57,12 @@ class Step:
         if self.crash_fraction is None:
             return None
         if self.crash_in_event:
-            return {"recover": "recover run", "prune": "prune", "retention": "retention prune"}[self.event]
+            return EVENTS_WITH_OWN_WORK[self.event]
         return "cold run" if self.event == "cold" else "warm run"
 
     @property
     def crashing_work(self) -> str:
-        if not self.crash_in_event:
-            return "the run"
-        return "the recover run" if self.event == "recover" else "the prune"
+        return f"the {self.crash_kind}" if self.crash_in_event else "the run"
 
 
 @dataclass(frozen=True)

@@ -149,7 +149,7 @@ def work_sending(driver, *counts: int, fraction: float | None = 0.9, kind: str =
 
 def test_work_ending_before_its_crash_point_runs_once_more_and_crashes(driver_without_a_lake):
     driver = driver_without_a_lake
-    assert driver.once_more(0.9, work_sending(driver, 50, 50), finish=True) is True  # 54 of 60, then 45 of 50
+    assert driver.once_more(work_sending(driver, 50, 50), finish=True) is True  # 54 of 60, then 45 of 50
     assert driver.landed == [True]
     assert driver.journal.lost_crashes == []
     assert driver.journal.crashed_work == ["cold run"]
@@ -159,7 +159,7 @@ def test_work_ending_before_its_crash_point_runs_once_more_and_crashes(driver_wi
 
 def test_a_point_the_second_try_misses_too_stays_lost(driver_without_a_lake):
     driver = driver_without_a_lake
-    assert driver.once_more(0.9, work_sending(driver, 50, 30)) is False
+    assert driver.once_more(work_sending(driver, 50, 30)) is False
     assert driver.journal.lost_crashes == ["cold run again: statement 45, after its 30"]
     assert driver.journal.events == ["missed again once more: cold run: statement 54, after its 50"]
 
@@ -167,9 +167,7 @@ def test_a_point_the_second_try_misses_too_stays_lost(driver_without_a_lake):
 @pytest.mark.parametrize("fraction", [None, 0.5])
 def test_work_without_a_point_or_crashing_at_it_runs_once(driver_without_a_lake, fraction):
     driver = driver_without_a_lake
-    assert driver.once_more(fraction, work_sending(driver, 50, 50, fraction=fraction)) is (
-        fraction is not None
-    )
+    assert driver.once_more(work_sending(driver, 50, 50, fraction=fraction)) is (fraction is not None)
     assert driver.landed == []
     assert driver.journal.lost_crashes == []
 
