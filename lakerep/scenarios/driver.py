@@ -39,14 +39,22 @@ MEMBERS = {member.target_table: member for member in load_members()}
 REFRESHABLE_SOURCES = sorted({m.source for m in MEMBERS.values() if not m.registration.disable_refresh})
 SETTLE_RUNS = 4  # clean warm runs, at most, for every set to be APPLIED at the end
 # A prune's statements until one is counted: guessed high, since work that ends before its crash
-# point runs once more (Driver.once_more), and a low guess never reaches a prune's last statements
+# point runs again (Driver.try_to_its_point), and a low guess never reaches a prune's last statements
 # (a retention prune sent 57, seed 6, 2026-11-28).
 PRUNE_STATEMENTS_GUESS = 60
+# Tries, in all, of work that ends before its crash point (Driver.try_to_its_point): the first may
+# differ from those after it, which are alike (a small batch, nothing cut off to finish).
+TRIES = 3
 JOURNAL_FILE = "scenario-journal.json"  # in the lake's home, written before the checks
 
 
 class ScenarioFailed(AssertionError):
     """A scenario broke a check; the message names the seed and the command reproducing it."""
+
+
+def try_label(attempt: int) -> str:
+    """How a crashing point names a later try of its work (try_to_its_point)."""
+    return "" if attempt == 1 else f", try {attempt}"
 
 
 def reproduce_command(seed: int) -> str:
@@ -219,7 +227,7 @@ class Driver:
         if step.event == "cold":
             start_type, token_file = "cold", self.cold_start_tokens()
         elif step.event == "recover":
-            self.once_more(lambda again: self.recover(event_crash, again=again))
+            self.try_to_its_point(lambda attempt: self.recover(event_crash, attempt=attempt))
             token_file = self.take_token_file()
         elif step.event == "reread":
             token_file = self.reread_tokens()
@@ -231,42 +239,47 @@ class Driver:
             self.external_refresh(MEMBERS["stock_copy"])
         elif step.event in ("prune", "retention"):
             limit = 0 if step.event == "retention" else None
-            self.once_more(
-                lambda again: self.prune(retention_limit=limit, crash_fraction=event_crash, again=again)
+            self.try_to_its_point(
+                lambda attempt: self.prune(retention_limit=limit, crash_fraction=event_crash, attempt=attempt)
             )
 
-        def run(again: bool) -> bool:  # once more: a warm run, or a cold start at the end of the log again
-            tokens = (self.cold_start_tokens() if start_type == "cold" else None) if again else token_file
-            label = f"{step.event} step" + (", once more" if again else "")
+        def run(attempt: int) -> bool:
+            tokens = token_file  # a later try: a warm run, or a cold start at the end of the log again
+            if attempt > 1:
+                tokens = self.cold_start_tokens() if start_type == "cold" else None
+            label = f"{step.event} step" + try_label(attempt)
             return self.run(start_type, tokens, crash_fraction=run_crash, label=label)
 
-        crashed = self.once_more(run, finish=start_type == "cold")
+        crashed = self.try_to_its_point(run, finish=start_type == "cold")
         self.journal.events.append(f"{step.event} run {'crashed' if crashed else 'done'}")
 
-    def once_more(self, work: Callable[[bool], bool], *, finish: bool = False) -> bool:
-        """Do `work` (its argument: whether this is the second time); when it had a crash point
-        and ended before it (crashing journaled the point as lost), do it once more, with the
-        point at the same share of the statements it sent, now counted. A small batch lands
-        first (`finish`: every transaction ends in it), so that a run has as much to do. A kind's
-        first work has no count of its own: seed 2's first cold run sent 128 statements, its
-        first run 206. Only a point the second misses too stays lost. True when it crashed."""
-        lost_before = len(self.journal.lost_crashes)
-        crashed = work(False)
-        if len(self.journal.lost_crashes) == lost_before:  # it crashed, or had no crash point
-            return crashed
-        missed = self.journal.lost_crashes.pop()
-        self.land(self.rng.randint(20, 80), finish=finish)
-        self.resolve_waits()
-        crashed = work(True)
-        self.journal.events.append(f"{'crashed' if crashed else 'missed again'} once more: {missed}")
-        return crashed
+    def try_to_its_point(self, work: Callable[[int], bool], *, finish: bool = False) -> bool:
+        """Do `work` (its argument: the try, from 1); when it had a crash point and ended before
+        it (crashing journaled the point as lost), land a small batch (`finish`: every transaction
+        ends in it), so that a run has as much to do, and try again, with the point at the same
+        share of the statements the last try sent, now counted; TRIES in all. A kind's first work
+        has no count of its own (seed 2's first cold run sent 128 statements, its first run 206),
+        and a first try may differ from those after it: seed 8's first recover run finished the
+        cycle a crash had cut off (119 statements), its second had none to finish (90, short of its
+        point at 116). Only a point the last try misses stays lost. True when it crashed."""
+        attempt = 1
+        while True:
+            lost_before = len(self.journal.lost_crashes)
+            crashed = work(attempt)
+            if len(self.journal.lost_crashes) == lost_before or attempt == TRIES:
+                return crashed  # it crashed, had no crash point, or was the last try
+            missed = self.journal.lost_crashes.pop()
+            attempt += 1
+            self.journal.events.append(f"try {attempt} after a miss: {missed}")
+            self.land(self.rng.randint(20, 80), finish=finish)
+            self.resolve_waits()
 
-    def recover(self, crash_fraction: float | None, *, again: bool = False) -> bool:
+    def recover(self, crash_fraction: float | None, *, attempt: int = 1) -> bool:
         """A recover run, its token file for the warm run after it; True when it crashed."""
         token_file = self.home / "scenario-recover.tokens"
         token_file.unlink(missing_ok=True)  # an earlier recover's file is not this one's
         self.token_file = None
-        label = "recover step" + (", once more" if again else "")
+        label = "recover step" + try_label(attempt)
         crashed = self.run("recover", token_file, crash_fraction=crash_fraction, label=label)
         if not crashed and token_file.exists():
             self.token_file = token_file  # the warm run after it reads it
@@ -313,9 +326,7 @@ class Driver:
                 self.journal.cold_starts += 1
         return crashed
 
-    def prune(
-        self, *, retention_limit: int | None, crash_fraction: float | None, again: bool = False
-    ) -> bool:
+    def prune(self, *, retention_limit: int | None, crash_fraction: float | None, attempt: int = 1) -> bool:
         """`lakerep prune` (a retention prune with `retention_limit` 0); True when it crashed."""
         from lakerep.scenarios.checks import check_prune_keeps_what_members_need, prune_bounds
 
@@ -323,7 +334,7 @@ class Driver:
         bounds = prune_bounds(lake_session()) if retention_limit is None else None
         kind = EVENTS_WITH_OWN_WORK["prune" if retention_limit is None else "retention"]
         crashed, statements, _ = self.crashing(
-            kind + (", once more" if again else ""),
+            kind + try_label(attempt),
             kind,
             crash_fraction,
             lambda: apply_commands.prune(retention_limit),
@@ -339,7 +350,7 @@ class Driver:
         "retention prune") will send, for a cycle: as many as the last complete one of its kind
         sent, so that a crash point may fall on any statement up to the last. A kind not yet
         seen takes the most of any complete run (of any prune; the scenario's first run, on an
-        empty lake, is a complete one): a guess too high costs a second try (once_more), one too
+        empty lake, is a complete one): a guess too high costs another try (try_to_its_point), one too
         low leaves the work's last statements without a crash point."""
         counted = self.journal.complete_work
         same_kind = [count for seen, count in counted if seen == kind]
@@ -351,7 +362,7 @@ class Driver:
     def crashing(self, what: str, kind: str, fraction: float | None, call: Callable):
         """Call `call` (a `kind` of work), crashing before the statement at `fraction` of its
         estimated statements (None: no crash); a crash point it never reached is journaled as
-        lost (once_more moves it to the events when it tries again). Returns (crashed,
+        lost (try_to_its_point moves it to the events when it tries again). Returns (crashed,
         statements sent, what `call` returned)."""
         at = None if fraction is None else max(1, math.ceil(fraction * self.estimate(kind)))
         injector = CrashInjector(at)

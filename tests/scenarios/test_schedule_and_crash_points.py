@@ -19,7 +19,7 @@ from lakerep.scenarios.crash import (
     forget_a_killed_runners_settings,
     leave_a_killed_runners_lock,
 )
-from lakerep.scenarios.driver import Driver
+from lakerep.scenarios.driver import TRIES, Driver, try_label
 from lakerep.scenarios.schedule import (
     CRASH_KINDS,
     EVENTS,
@@ -127,7 +127,7 @@ def driver_without_a_lake(monkeypatch):
 
 
 def work_sending(driver, *counts: int, fraction: float | None = 0.9, kind: str = "cold run"):
-    """Work of `kind` sending counts[0] statements the first time, counts[1] the second; as
+    """Work of `kind` sending counts[0] statements on its first try, counts[1] on the second...; as
     dbt does, a statement failing ends the invocation with DbtFailed, and as Driver.run does,
     complete work is counted."""
     sent = iter(counts)
@@ -138,8 +138,8 @@ def work_sending(driver, *counts: int, fraction: float | None = 0.9, kind: str =
         except InjectedCrash as crash:
             raise dbt.DbtFailed(["run"], 2, str(crash)) from crash
 
-    def work(again: bool) -> bool:
-        crashed, count, _ = driver.crashing(f"{kind}{' again' if again else ''}", kind, fraction, statements)
+    def work(attempt: int) -> bool:
+        crashed, count, _ = driver.crashing(f"{kind}{try_label(attempt)}", kind, fraction, statements)
         if not crashed:
             driver.journal.complete_work.append((kind, count))
         return crashed
@@ -147,27 +147,49 @@ def work_sending(driver, *counts: int, fraction: float | None = 0.9, kind: str =
     return work
 
 
-def test_work_ending_before_its_crash_point_runs_once_more_and_crashes(driver_without_a_lake):
+def test_work_ending_before_its_crash_point_runs_again_and_crashes(driver_without_a_lake):
     driver = driver_without_a_lake
-    assert driver.once_more(work_sending(driver, 50, 50), finish=True) is True  # 54 of 60, then 45 of 50
+    assert (
+        driver.try_to_its_point(work_sending(driver, 50, 50), finish=True) is True
+    )  # 54 of 60, then 45 of 50
     assert driver.landed == [True]
     assert driver.journal.lost_crashes == []
     assert driver.journal.crashed_work == ["cold run"]
-    assert driver.journal.crashes == ["cold run again: statement 45, in model.lakerep.register: select 1"]
-    assert driver.journal.events == ["crashed once more: cold run: statement 54, after its 50"]
+    assert driver.journal.crashes == ["cold run, try 2: statement 45, in model.lakerep.register: select 1"]
+    assert driver.journal.events == ["try 2 after a miss: cold run: statement 54, after its 50"]
 
 
-def test_a_point_the_second_try_misses_too_stays_lost(driver_without_a_lake):
+def test_a_third_try_places_its_point_from_a_second_like_it(driver_without_a_lake):
+    """Seed 8: the first recover run finished a cut-off cycle (119 statements), the second had
+    none to finish (90, short of its point at 116); the third, like the second, reaches 88."""
     driver = driver_without_a_lake
-    assert driver.once_more(work_sending(driver, 50, 30)) is False
-    assert driver.journal.lost_crashes == ["cold run again: statement 45, after its 30"]
-    assert driver.journal.events == ["missed again once more: cold run: statement 54, after its 50"]
+    driver.journal.complete_work.append(("warm run", 206))  # the first run, on an empty lake
+    work = work_sending(driver, 119, 90, 90, fraction=0.97, kind="recover run")
+    assert driver.try_to_its_point(work) is True
+    assert driver.landed == [False, False]
+    assert driver.journal.crashes == ["recover run, try 3: statement 88, in model.lakerep.register: select 1"]
+    assert driver.journal.events == [
+        "try 2 after a miss: recover run: statement 200, after its 119",
+        "try 3 after a miss: recover run, try 2: statement 116, after its 90",
+    ]
+    assert driver.journal.lost_crashes == []
+
+
+def test_a_point_the_last_try_misses_too_stays_lost(driver_without_a_lake):
+    driver = driver_without_a_lake
+    assert driver.try_to_its_point(work_sending(driver, 50, 30, 20)) is False
+    assert len(driver.landed) == TRIES - 1
+    assert driver.journal.lost_crashes == ["cold run, try 3: statement 27, after its 20"]
+    assert driver.journal.events == [
+        "try 2 after a miss: cold run: statement 54, after its 50",
+        "try 3 after a miss: cold run, try 2: statement 45, after its 30",
+    ]
 
 
 @pytest.mark.parametrize("fraction", [None, 0.5])
 def test_work_without_a_point_or_crashing_at_it_runs_once(driver_without_a_lake, fraction):
     driver = driver_without_a_lake
-    assert driver.once_more(work_sending(driver, 50, 50, fraction=fraction)) is (fraction is not None)
+    assert driver.try_to_its_point(work_sending(driver, 50, 50, fraction=fraction)) is (fraction is not None)
     assert driver.landed == []
     assert driver.journal.lost_crashes == []
 
