@@ -19,6 +19,8 @@ from lakerep.lake import reset_lake
 from lakerep.pipeline import land_next_batch, land_refresh_snapshots, land_workload, run_cycle
 from lakerep.summary import relation_name
 
+pytestmark = pytest.mark.usefixtures("one_parse")  # the module's invocations share one dbt parse
+
 REFRESHED = [name for name, member in MEMBERS.items() if not member.registration.disable_refresh]
 COPIES = [name for name in REFRESHED if MEMBERS[name].target_structure != "ccd"]
 

@@ -14,6 +14,8 @@ from lakerep.pipeline import run_cycle
 from lakerep.registrations import load_registrations
 from lakerep.workload.generator import Workload
 
+pytestmark = pytest.mark.usefixtures("one_parse")  # the module's invocations share one dbt parse
+
 REGISTRATIONS = load_registrations()
 
 

@@ -20,6 +20,8 @@ from lakerep.session import SessionStart, StartRefused, run_session
 from lakerep.summary import relation_name
 from lakerep.workload.generator import Workload
 
+pytestmark = pytest.mark.usefixtures("one_parse")  # the module's invocations share one dbt parse
+
 SESSION = "scenarios"
 RECORDS_PER_BATCH = 700
 REGISTRATIONS = load_registrations()

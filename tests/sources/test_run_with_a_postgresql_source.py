@@ -21,7 +21,7 @@ from lakerep.sources.landing import land_new_changes
 from lakerep.sources.postgresql import PostgresqlSource
 from lakerep.summary import relation_name
 
-pytestmark = pytest.mark.spark
+pytestmark = [pytest.mark.spark, pytest.mark.usefixtures("one_parse")]  # one dbt parse for the module
 
 # The demo's registrations, as tables of the server (quoted: the registered names are upper case).
 SCHEMA = """

@@ -12,12 +12,15 @@ from lakerep.lake import reset_lake
 from lakerep.pipeline import land_workload, run_cycle
 from lakerep.summary import relation_name
 
+pytestmark = pytest.mark.usefixtures("one_parse")  # the module's invocations share one dbt parse
+
 
 @pytest.fixture(scope="module", params=["log", "commit"])
 def landed(request, spark):
     reset_lake()
     result = land_workload(records=3_000, seed=11, batch_records=1_000, landing_order=request.param)
-    cycle = run_cycle(quiet=True, select="staging landing_batch_summary")
+    # the data tests, without the unit tests (tests/runner/test_demo.py runs every one)
+    cycle = run_cycle(quiet=True, select="staging landing_batch_summary", unit_tests=False)
     staged = spark.sql(f"select * from {relation_name('stg_source_log')}").collect()
     return result, cycle, staged
 

@@ -14,6 +14,8 @@ from lakerep import apply_commands, dbt, landing
 from lakerep.lake import reset_lake
 from lakerep.summary import relation_name
 
+pytestmark = pytest.mark.usefixtures("one_parse")  # the module's invocations share one dbt parse
+
 ORDER = json.dumps(
     {
         "order_id": 1,
@@ -186,13 +188,19 @@ ALL_CASES = [r["auth_token"] for r in FIRST_BATCH + SECOND_BATCH]
 VALID_CASES = [case for case in ALL_CASES if case not in EXPECTED_REASON]
 
 
+# the data tests, without the unit tests (tests/runner/test_demo.py runs every one)
+STAGING_BUILD = [
+    "build", "--select", "staging", "landing_batch_summary", "--exclude-resource-type", "unit_test"
+]  # fmt: skip
+
+
 @pytest.fixture(scope="module")
 def validated(spark):
     reset_lake()
     landing.land_log_records(spark, FIRST_BATCH)
-    dbt.invoke(["build", "--select", "staging", "landing_batch_summary"], quiet=True)
+    dbt.invoke(STAGING_BUILD, quiet=True)
     landing.land_log_records(spark, SECOND_BATCH)
-    dbt.invoke(["build", "--select", "staging", "landing_batch_summary"], quiet=True)
+    dbt.invoke(STAGING_BUILD, quiet=True)
     quarantined = spark.sql(f"select * from {relation_name('source_log_quarantine')}").collect()
     staged = spark.sql(f"select * from {relation_name('stg_source_log')}").collect()
     return {
