@@ -25,6 +25,8 @@ pytestmark = pytest.mark.usefixtures("one_parse")  # the cycles of the module sh
 CYCLES = 2  # the first cycle, and a warm one after it: a third would take the second's path again
 LOG_RECORDS_PER_CYCLE = 700
 REGISTRATIONS = load_registrations()
+# For what the landing order plays no part in (statement settings, view definitions): one lake.
+ONE_LANDING_ORDER = pytest.mark.parametrize("captured", ["log"], indirect=True)
 
 
 def run_cycle_twice(spark) -> None:
@@ -172,6 +174,7 @@ def invocation_statements(args: list[str]) -> list[tuple[str, str, bool]]:
     return statements
 
 
+@ONE_LANDING_ORDER
 def test_file_skipping_is_off_only_for_the_nodes_that_gain_nothing_from_it(spark, captured):
     """capture_window reads whole control tables and data tests whole tables: Delta's file
     skipping is off while they run (lakerep_file_skipping=false), on for the other models, and
@@ -195,6 +198,7 @@ def views_created(args: list[str]) -> set[str]:
     return {found.group(1) for _, sql, _ in invocation_statements(args) if (found := CREATE_VIEW.search(sql))}
 
 
+@ONE_LANDING_ORDER
 def test_a_view_is_created_again_only_when_its_definition_changed(spark, captured):
     """The cycles kept every view whose definition had not changed (restart_candidates holds the
     run's literals, so a new run defines it anew); one whose recorded definition differs is
