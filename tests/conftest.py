@@ -12,6 +12,10 @@ import os
 import pytest
 
 CRASH_SCENARIOS = "tests/scenarios/test_crash_scenarios.py::"
+# Handed out before the other units, in this order: the longest. The cluster's story is a fifth of
+# a CI run's work (its --durations); each crash scenario takes minutes. Handed out late, a long
+# unit keeps one worker busy while the other has run out of work.
+LONGEST_FIRST = ("tests/cluster/test_runner_on_a_cluster.py", CRASH_SCENARIOS)
 
 
 @pytest.fixture(scope="session")
@@ -51,10 +55,11 @@ def one_parse():
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config: pytest.Config, log):
-    """`--dist loadfile`, but each crash scenario a unit of its own, handed out first. A worker
-    takes a test file at a time, as its module fixtures build one lake for the file; a scenario
-    takes minutes and builds its own lake. Handed out last (xdist's order: most tests first), a
-    worker could queue several while the other runs out of work."""
+    """`--dist loadfile`, but each crash scenario a unit of its own, and the longest units
+    (LONGEST_FIRST) handed out first. A worker takes a test file at a time, as its module
+    fixtures build one lake for the file; a scenario takes minutes and builds its own lake.
+    Handed out last (xdist's order: most tests first), a worker could queue several while the
+    other runs out of work."""
     if config.getvalue("dist") != "loadfile":
         return None
     from xdist.scheduler import LoadFileScheduling
@@ -64,7 +69,10 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log):
             return nodeid if nodeid.startswith(CRASH_SCENARIOS) else super()._split_scope(nodeid)
 
         def _assign_work_unit(self, node) -> None:
-            for scope in reversed([scope for scope in self.workqueue if scope.startswith(CRASH_SCENARIOS)]):
+            longest = [
+                scope for prefix in LONGEST_FIRST for scope in self.workqueue if scope.startswith(prefix)
+            ]
+            for scope in reversed(longest):
                 self.workqueue.move_to_end(scope, last=False)
             super()._assign_work_unit(node)
 

@@ -1,6 +1,7 @@
 """The test session's scheduler (tests/conftest.py, pytest_xdist_make_scheduler): under
-`--dist loadfile` each crash scenario is a unit of its own, handed out before the test files,
-and every other file stays whole on one worker. Checked on a small project of its own, run by
+`--dist loadfile` each crash scenario is a unit of its own, the cluster's story and the
+scenarios are handed out before the other test files, and every other file stays whole on one
+worker. Checked on a small project of its own, run by
 pytest with two workers, without Spark."""
 
 from __future__ import annotations
@@ -29,6 +30,10 @@ def record(request):
 
 def project(root: Path) -> None:
     (root / "tests" / "scenarios").mkdir(parents=True)
+    (root / "tests" / "cluster").mkdir()
+    (root / "tests" / "cluster" / "test_runner_on_a_cluster.py").write_text(
+        RECORDING.format(depth=2) + "\ndef test_the_story(request):\n    record(request)\n"
+    )
     shutil.copy(CONFTEST, root / "tests" / "conftest.py")
     (root / "tests" / "scenarios" / "test_crash_scenarios.py").write_text(
         RECORDING.format(depth=2)
@@ -40,7 +45,7 @@ def project(root: Path) -> None:
         (root / "tests" / name).write_text(RECORDING.format(depth=1) + tests)
 
 
-def test_each_crash_scenario_goes_out_first_and_every_other_file_whole_to_one_worker(tmp_path):
+def test_the_longest_units_go_out_first_and_every_other_file_whole_to_one_worker(tmp_path):
     project(tmp_path)
     done = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-n", "2", "--dist", "loadfile", "-p", "no:cacheprovider"],
@@ -48,13 +53,16 @@ def test_each_crash_scenario_goes_out_first_and_every_other_file_whole_to_one_wo
     )  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr
     order = [line.split(" ", 1) for line in (tmp_path / "order.log").read_text().splitlines()]
-    assert len(order) == len(SEEDS) + 4 * len(FILES)
+    assert len(order) == 1 + len(SEEDS) + 4 * len(FILES)
     by_worker: dict[str, list[str]] = {}
     for worker, nodeid in order:
         by_worker.setdefault(worker, []).append(nodeid)
     assert len(by_worker) == 2, by_worker
-    for worker, nodeids in by_worker.items():  # a scenario first on each worker
-        assert "test_crash_scenarios.py" in nodeids[0], (worker, nodeids)
+    firsts = sorted(nodeids[0].split("::")[0] for nodeids in by_worker.values())
+    assert firsts == ["tests/cluster/test_runner_on_a_cluster.py", "tests/scenarios/test_crash_scenarios.py"]
+    for nodeids in by_worker.values():  # the longest units before any other file
+        longest = [nodeid.startswith(("tests/cluster/", "tests/scenarios/")) for nodeid in nodeids]
+        assert longest == sorted(longest, reverse=True), nodeids
     scenario_workers = {worker for worker, nodeid in order if "test_crash_scenarios.py" in nodeid}
     assert len(scenario_workers) == 2  # the scenarios are shared, not queued on one worker
     for name in FILES:
