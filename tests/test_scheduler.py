@@ -6,6 +6,7 @@ pytest with two workers, without Spark."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -50,6 +51,7 @@ def test_the_longest_units_go_out_first_and_every_other_file_whole_to_one_worker
     done = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-n", "2", "--dist", "loadfile", "-p", "no:cacheprovider"],
         cwd=tmp_path, capture_output=True, text=True, timeout=300,
+        env={name: value for name, value in os.environ.items() if not name.startswith("PYTEST_")},  # not ours
     )  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr
     order = [line.split(" ", 1) for line in (tmp_path / "order.log").read_text().splitlines()]
