@@ -12,10 +12,11 @@ import os
 import pytest
 
 CRASH_SCENARIOS = "tests/scenarios/test_crash_scenarios.py::"
-# Handed out before the other units, in this order: the longest. The cluster's story is a fifth of
-# a CI run's work (its --durations); each crash scenario takes minutes. Handed out late, a long
-# unit keeps one worker busy while the other has run out of work.
-LONGEST_FIRST = ("tests/cluster/test_runner_on_a_cluster.py", CRASH_SCENARIOS)
+# The longest units, handed out before the others in this order, to a worker that holds none:
+# each crash scenario takes minutes, and the cluster's story is a fifth of a CI run's work (its
+# --durations). Handed out late, a long unit keeps one worker busy while the other has run out
+# of work; handed to the same worker, two queue behind each other.
+LONGEST_FIRST = (CRASH_SCENARIOS, "tests/cluster/test_runner_on_a_cluster.py")
 
 
 @pytest.fixture(scope="session")
@@ -56,10 +57,11 @@ def one_parse():
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config: pytest.Config, log):
     """`--dist loadfile`, but each crash scenario a unit of its own, and the longest units
-    (LONGEST_FIRST) handed out first. A worker takes a test file at a time, as its module
-    fixtures build one lake for the file; a scenario takes minutes and builds its own lake.
-    Handed out last (xdist's order: most tests first), a worker could queue several while the
-    other runs out of work."""
+    (LONGEST_FIRST) handed out first, one at a time to a worker. A worker takes a test file at a
+    time, as its module fixtures build one lake for the file; a scenario takes minutes and
+    builds its own lake. Handed out last (xdist's order: most tests first), a worker could
+    queue several while the other runs out of work. (xdist gives a worker its next unit while
+    its last two tests run, so a worker running a scenario holds the next unit too.)"""
     if config.getvalue("dist") != "loadfile":
         return None
     from xdist.scheduler import LoadFileScheduling
@@ -69,11 +71,25 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log):
             return nodeid if nodeid.startswith(CRASH_SCENARIOS) else super()._split_scope(nodeid)
 
         def _assign_work_unit(self, node) -> None:
-            longest = [
-                scope for prefix in LONGEST_FIRST for scope in self.workqueue if scope.startswith(prefix)
-            ]
-            for scope in reversed(longest):
-                self.workqueue.move_to_end(scope, last=False)
+            self.workqueue.move_to_end(self._next_scope(node), last=False)
             super()._assign_work_unit(node)
+
+        def _next_scope(self, node) -> str:
+            """The longest unit left, unless the node holds one still running; else xdist's
+            next. A unit whose tests all ran (a crashed worker's, queued again) comes last."""
+            to_run = [scope for scope, tests in self.workqueue.items() if not all(tests.values())]
+            longest = sorted(
+                (scope for scope in to_run if scope.startswith(LONGEST_FIRST)),
+                key=lambda scope: [scope.startswith(prefix) for prefix in LONGEST_FIRST].index(True),
+            )
+            others = [scope for scope in to_run if not scope.startswith(LONGEST_FIRST)]
+            running = self.assigned_work.get(node, {})
+            holds_a_long_one = any(
+                scope.startswith(LONGEST_FIRST) and not all(tests.values())
+                for scope, tests in running.items()
+            )
+            if longest and not holds_a_long_one:
+                return longest[0]
+            return (others or longest or list(self.workqueue))[0]
 
     return FilesAndScenarios(config, log)

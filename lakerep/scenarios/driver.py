@@ -53,7 +53,7 @@ class ScenarioFailed(AssertionError):
 
 
 def try_label(attempt: int) -> str:
-    """How a crashing point names a later try of its work (try_to_its_point)."""
+    """The suffix naming a try in a crash point's label: none for the first (try_to_its_point)."""
     return "" if attempt == 1 else f", try {attempt}"
 
 
@@ -244,8 +244,8 @@ class Driver:
             )
 
         def run(attempt: int) -> bool:
-            tokens = token_file  # a later try: a warm run, or a cold start at the end of the log again
-            if attempt > 1:
+            tokens = token_file
+            if attempt > 1:  # a warm run, or a cold start at the end of the log again
                 tokens = self.cold_start_tokens() if start_type == "cold" else None
             label = f"{step.event} step" + try_label(attempt)
             return self.run(start_type, tokens, crash_fraction=run_crash, label=label)
