@@ -19,7 +19,7 @@ from lakerep.scenarios.crash import (
     forget_a_killed_runners_settings,
     leave_a_killed_runners_lock,
 )
-from lakerep.scenarios.driver import TRIES, Driver, try_label
+from lakerep.scenarios.driver import TRIES, Driver, crash_share, try_label
 from lakerep.scenarios.schedule import (
     CRASH_KINDS,
     EVENTS,
@@ -139,7 +139,8 @@ def work_sending(driver, *counts: int, fraction: float | None = 0.9, kind: str =
             raise dbt.DbtFailed(["run"], 2, str(crash)) from crash
 
     def work(attempt: int) -> bool:
-        crashed, count, _ = driver.crashing(f"{kind}{try_label(attempt)}", kind, fraction, statements)
+        label = f"{kind}{try_label(attempt)}"
+        crashed, count, _ = driver.crashing(label, kind, crash_share(fraction, attempt), statements)
         if not crashed:
             driver.journal.complete_work.append((kind, count))
         return crashed
@@ -161,13 +162,14 @@ def test_work_ending_before_its_crash_point_runs_again_and_crashes(driver_withou
 
 def test_a_third_try_places_its_point_from_a_second_like_it(driver_without_a_lake):
     """Seed 8: the first recover run finished a cut-off cycle (119 statements), the second had
-    none to finish (90, short of its point at 116); the third, like the second, reaches 88."""
+    none to finish (90, short of its point at 116); the third, like the second but not the same
+    (85), crashes at 90 % of the second's (81), not at 97 % (88)."""
     driver = driver_without_a_lake
     driver.journal.complete_work.append(("warm run", 206))  # the first run, on an empty lake
-    work = work_sending(driver, 119, 90, 90, fraction=0.97, kind="recover run")
+    work = work_sending(driver, 119, 90, 85, fraction=0.97, kind="recover run")
     assert driver.try_to_its_point(work) is True
     assert driver.landed == [False, False]
-    assert driver.journal.crashes == ["recover run, try 3: statement 88, in model.lakerep.register: select 1"]
+    assert driver.journal.crashes == ["recover run, try 3: statement 81, in model.lakerep.register: select 1"]
     assert driver.journal.events == [
         "try 2 after a miss: recover run: statement 200, after its 119",
         "try 3 after a miss: recover run, try 2: statement 116, after its 90",
