@@ -150,9 +150,8 @@ def work_sending(driver, *counts: int, fraction: float | None = 0.9, kind: str =
 
 def test_work_ending_before_its_crash_point_runs_again_and_crashes(driver_without_a_lake):
     driver = driver_without_a_lake
-    assert (
-        driver.try_to_its_point(work_sending(driver, 50, 50), finish=True) is True
-    )  # 54 of 60, then 45 of 50
+    # a point at 54 of the 60 of the last cold run, then at 45 of the first try's 50
+    assert driver.try_to_its_point(work_sending(driver, 50, 50), finish=True) is True
     assert driver.landed == [True]
     assert driver.journal.lost_crashes == []
     assert driver.journal.crashed_work == ["cold run"]
