@@ -86,10 +86,7 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log):
             """The longest unit left, unless the node holds one still running; else xdist's
             next. A unit whose tests all ran (a crashed worker's, queued again) comes last."""
             to_run = [scope for scope, tests in self.workqueue.items() if not all(tests.values())]
-            longest = sorted(
-                (scope for scope in to_run if scope.startswith(LONGEST_FIRST)),
-                key=lambda scope: [scope.startswith(prefix) for prefix in LONGEST_FIRST].index(True),
-            )
+            longest = [scope for prefix in LONGEST_FIRST for scope in to_run if scope.startswith(prefix)]
             others = [scope for scope in to_run if not scope.startswith(LONGEST_FIRST)]
             running = self.assigned_work.get(node, {})
             holds_a_long_one = any(

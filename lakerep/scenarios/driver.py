@@ -238,9 +238,7 @@ class Driver:
         if step.event == "cold":
             start_type, token_file = "cold", self.cold_start_tokens()
         elif step.event == "recover":
-            self.try_to_its_point(
-                lambda attempt: self.recover(crash_share(event_crash, attempt), attempt=attempt)
-            )
+            self.try_to_its_point(lambda attempt, share: self.recover(share, attempt=attempt), event_crash)
             token_file = self.take_token_file()
         elif step.event == "reread":
             token_file = self.reread_tokens()
@@ -253,23 +251,27 @@ class Driver:
         elif step.event in ("prune", "retention"):
             limit = 0 if step.event == "retention" else None
             self.try_to_its_point(
-                lambda attempt: self.prune(
-                    retention_limit=limit, crash_fraction=crash_share(event_crash, attempt), attempt=attempt
-                )
+                lambda attempt, share: self.prune(
+                    retention_limit=limit, crash_fraction=share, attempt=attempt
+                ),
+                event_crash,
             )
 
-        def run(attempt: int) -> bool:
+        def run(attempt: int, share: float | None) -> bool:
             tokens = token_file
             if attempt > 1:  # a warm run, or a cold start at the end of the log again
                 tokens = self.cold_start_tokens() if start_type == "cold" else None
             label = f"{step.event} step" + try_label(attempt)
-            return self.run(start_type, tokens, crash_fraction=crash_share(run_crash, attempt), label=label)
+            return self.run(start_type, tokens, crash_fraction=share, label=label)
 
-        crashed = self.try_to_its_point(run, finish=start_type == "cold")
+        crashed = self.try_to_its_point(run, run_crash, finish=start_type == "cold")
         self.journal.events.append(f"{step.event} run {'crashed' if crashed else 'done'}")
 
-    def try_to_its_point(self, work: Callable[[int], bool], *, finish: bool = False) -> bool:
-        """Do `work` (its argument: the try, from 1); when it had a crash point and ended before
+    def try_to_its_point(
+        self, work: Callable[[int, float | None], bool], fraction: float | None, *, finish: bool = False
+    ) -> bool:
+        """Do `work` (its arguments: the try, from 1, and the share of its estimate at which it
+        crashes: `fraction`, crash_share's on the last try); when it had a crash point and ended before
         it (crashing journaled the point as lost), land a small batch (`finish`: every transaction
         ends in it), so that a run has as much to do, and try again, with the point at the same
         share of the statements the last try sent, now counted (at most LAST_TRY_SHARE of them
@@ -281,7 +283,7 @@ class Driver:
         attempt = 1
         while True:
             lost_before = len(self.journal.lost_crashes)
-            crashed = work(attempt)
+            crashed = work(attempt, crash_share(fraction, attempt))
             if len(self.journal.lost_crashes) == lost_before or attempt == TRIES:
                 return crashed  # it crashed, had no crash point, or was the last try
             missed = self.journal.lost_crashes.pop()

@@ -19,7 +19,7 @@ from lakerep.scenarios.crash import (
     forget_a_killed_runners_settings,
     leave_a_killed_runners_lock,
 )
-from lakerep.scenarios.driver import TRIES, Driver, crash_share, try_label
+from lakerep.scenarios.driver import TRIES, Driver, try_label
 from lakerep.scenarios.schedule import (
     CRASH_KINDS,
     EVENTS,
@@ -126,7 +126,7 @@ def driver_without_a_lake(monkeypatch):
     return driver
 
 
-def work_sending(driver, *counts: int, fraction: float | None = 0.9, kind: str = "cold run"):
+def work_sending(driver, *counts: int, kind: str = "cold run"):
     """Work of `kind` sending counts[0] statements on its first try, counts[1] on the second...; as
     dbt does, a statement failing ends the invocation with DbtFailed, and as Driver.run does,
     complete work is counted."""
@@ -138,9 +138,8 @@ def work_sending(driver, *counts: int, fraction: float | None = 0.9, kind: str =
         except InjectedCrash as crash:
             raise dbt.DbtFailed(["run"], 2, str(crash)) from crash
 
-    def work(attempt: int) -> bool:
-        label = f"{kind}{try_label(attempt)}"
-        crashed, count, _ = driver.crashing(label, kind, crash_share(fraction, attempt), statements)
+    def work(attempt: int, share: float | None) -> bool:
+        crashed, count, _ = driver.crashing(f"{kind}{try_label(attempt)}", kind, share, statements)
         if not crashed:
             driver.journal.complete_work.append((kind, count))
         return crashed
@@ -151,7 +150,7 @@ def work_sending(driver, *counts: int, fraction: float | None = 0.9, kind: str =
 def test_work_ending_before_its_crash_point_runs_again_and_crashes(driver_without_a_lake):
     driver = driver_without_a_lake
     # a point at 54 of the 60 of the last cold run, then at 45 of the first try's 50
-    assert driver.try_to_its_point(work_sending(driver, 50, 50), finish=True) is True
+    assert driver.try_to_its_point(work_sending(driver, 50, 50), 0.9, finish=True) is True
     assert driver.landed == [True]
     assert driver.journal.lost_crashes == []
     assert driver.journal.crashed_work == ["cold run"]
@@ -165,8 +164,8 @@ def test_a_third_try_places_its_point_from_a_second_like_it(driver_without_a_lak
     (85), crashes at 90 % of the second's (81), not at 97 % (88)."""
     driver = driver_without_a_lake
     driver.journal.complete_work.append(("warm run", 206))  # the first run, on an empty lake
-    work = work_sending(driver, 119, 90, 85, fraction=0.97, kind="recover run")
-    assert driver.try_to_its_point(work) is True
+    work = work_sending(driver, 119, 90, 85, kind="recover run")
+    assert driver.try_to_its_point(work, 0.97) is True
     assert driver.landed == [False, False]
     assert driver.journal.crashes == ["recover run, try 3: statement 81, in model.lakerep.register: select 1"]
     assert driver.journal.events == [
@@ -178,7 +177,7 @@ def test_a_third_try_places_its_point_from_a_second_like_it(driver_without_a_lak
 
 def test_a_point_the_last_try_misses_too_stays_lost(driver_without_a_lake):
     driver = driver_without_a_lake
-    assert driver.try_to_its_point(work_sending(driver, 50, 30, 20)) is False
+    assert driver.try_to_its_point(work_sending(driver, 50, 30, 20), 0.9) is False
     assert len(driver.landed) == TRIES - 1
     assert driver.journal.lost_crashes == ["cold run, try 3: statement 27, after its 20"]
     assert driver.journal.events == [
@@ -190,7 +189,7 @@ def test_a_point_the_last_try_misses_too_stays_lost(driver_without_a_lake):
 @pytest.mark.parametrize("fraction", [None, 0.5])
 def test_work_without_a_point_or_crashing_at_it_runs_once(driver_without_a_lake, fraction):
     driver = driver_without_a_lake
-    assert driver.try_to_its_point(work_sending(driver, 50, 50, fraction=fraction)) is (fraction is not None)
+    assert driver.try_to_its_point(work_sending(driver, 50, 50), fraction) is (fraction is not None)
     assert driver.landed == []
     assert driver.journal.lost_crashes == []
 
