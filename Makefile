@@ -49,11 +49,18 @@ lint: install
 test: install lint
 	$(BIN)/pytest -q -n 2 --dist loadfile
 
+# The code a scenario ran on, as the data tests' schedule fingerprints it (the models, macros,
+# data tests, runner and scenario driver, and the versions that run them; not the docs or the
+# tests): scenarios of one fingerprint, in one session or several, are scenarios of the same code.
+PROJECT = $$($(BIN)/python -c 'from lakerep.data_test_schedule import project_fingerprint; print(project_fingerprint()[:12])')
+
 # Every seed of the fixed set, CI's share too (-m "": none deselected).
 scenarios: install
+	@echo "fixed crash scenarios on project $(PROJECT)"
 	$(BIN)/pytest -q -n 2 --dist loadfile -m "" tests/scenarios/test_crash_scenarios.py
 
 soak: install
+	@echo "soak of $(COUNT) seeds from $(FIRST_SEED) on project $(PROJECT)"
 	$(BIN)/lakerep scenarios --count $(COUNT) --first-seed $(FIRST_SEED)
 
 bench: install
