@@ -50,8 +50,9 @@ test: install lint
 	$(BIN)/pytest -q -n 2 --dist loadfile
 
 # The code a scenario ran on, as the data tests' schedule fingerprints it (the models, macros,
-# data tests, runner and scenario driver, and the versions that run them; not the docs or the
-# tests): scenarios of one fingerprint, in one session or several, are scenarios of the same code.
+# data tests, runner and scenario driver, and the versions of dbt, dbt-spark, pyspark and Delta;
+# not profiles/, the docs or the tests): scenarios of one fingerprint and one profiles/, in one
+# session or several, are scenarios of the same code.
 PROJECT = $$($(BIN)/python -c 'from lakerep.data_test_schedule import project_fingerprint; print(project_fingerprint()[:12])')
 
 # Every seed of the fixed set, CI's share too (-m "": none deselected).
