@@ -4,7 +4,10 @@ on the untouched one (SPEC §7): a check that passes whatever the lake holds pro
 One lake is built by a short scenario without crashes (a cold start, a refresh over a busy
 window, an external refresh of stock_copy, a prune, and the first cycle's refreshes). Each test
 then does to one table what a fault would (deletes a row, changes a value, duplicates a row,
-moves a synchpoint), runs the check, and puts the table back with Delta's RESTORE.
+moves a synchpoint), runs the check, and puts the table back with Delta's RESTORE. Every check
+has passed on the untouched lake before any test tampers with it (the `untouched` fixture, once
+for the module, as a check costs up to a dbt invocation), and each failure must name the row
+tampered with, so a table left tampered by an earlier test cannot pass for this test's failure.
 
 The trace's COLD and REFRESH rows are views of the restart decisions and the applied plans the
 check compares them with, so no tampering with one table can part them; check_trace is tampered
@@ -35,7 +38,8 @@ SCHEDULE = Schedule(
         Step(records=150, event="prune", crash_fraction=None),
     ),
 )
-pytestmark = [pytest.mark.spark, pytest.mark.usefixtures("one_parse")]  # its sessions share one dbt parse
+# one dbt parse for the module's sessions; every check passes on the untouched lake before any tampering
+pytestmark = [pytest.mark.spark, pytest.mark.usefixtures("one_parse", "untouched")]
 
 FIRST_POSITION = format_position(1)
 LAST_POSITION = "F" * 20
@@ -46,6 +50,15 @@ def scenario(spark):
     driver = Driver(SCHEDULE, min_crashes=0)
     driver.play(lambda _: None)
     return driver
+
+
+@pytest.fixture(scope="module")
+def untouched(spark, scenario) -> list[str]:
+    """Every check of the scenarios, run on the lake as the scenario left it: what check_lake's
+    ten said (each raises if it fails), and the prune check's silence."""
+    passed = checks.check_lake(scenario.workload, scenario.journal)
+    checks.check_prune_keeps_what_members_need(spark, checks.prune_bounds(spark))
+    return passed
 
 
 @contextmanager
@@ -61,9 +74,8 @@ def tampered(spark, model: str, statement: str):
 
 
 def assert_fails(check, spark, model: str, statement: str, match: str) -> None:
-    """`check()` passes on the lake, and fails with a message matching `match` once `statement`
-    has tampered with the model's table."""
-    check()
+    """`check()`, which passed on the untouched lake, fails with a message matching `match` once
+    `statement` has tampered with the model's table."""
     with tampered(spark, model, statement), pytest.raises(AssertionError, match=match):
         check()
 
@@ -81,9 +93,8 @@ def copied(spark, model: str, where: str, **replaced: str) -> str:
     return f"insert into {{table}} select {columns} from {{table}} where {where}"
 
 
-def test_every_check_passes_on_the_untouched_lake(spark, scenario):
-    passed = checks.check_lake(scenario.workload, scenario.journal)
-    assert len(passed) == 10, passed
+def test_every_check_passes_on_the_untouched_lake(scenario, untouched):
+    assert len(untouched) == 10, untouched
     assert scenario.journal.cold_starts == 1 and scenario.journal.prunes == 1
     asked = {action for _, action, _ in scenario.journal.refreshes_asked}
     assert asked == {"REFRESH", "EXTERNAL_REFRESH"}
