@@ -49,10 +49,9 @@ lint: install
 test: install lint
 	$(BIN)/pytest -q -n 2 --dist loadfile
 
-# The code a scenario ran on, as the data tests' schedule fingerprints it (the models, macros,
-# data tests, runner and scenario driver, and the versions of dbt, dbt-spark, pyspark and Delta;
-# not profiles/, the docs or the tests): scenarios of one fingerprint and one profiles/, in one
-# session or several, are scenarios of the same code.
+# The code a scenario ran on, as the data tests' schedule fingerprints it (PROJECT_PARTS and
+# RUNTIME_PACKAGES of lakerep/data_test_schedule.py; not profiles/, the docs or the tests):
+# scenarios of one fingerprint and one profiles/, in one session or several, are of the same code.
 PROJECT = $$($(BIN)/python -c 'from lakerep.data_test_schedule import project_fingerprint; print(project_fingerprint()[:12])')
 
 # Every seed of the fixed set, CI's share too (-m "": none deselected).

@@ -6,8 +6,8 @@ window, an external refresh of stock_copy, a prune, and the first cycle's refres
 then does to one table what a fault would (deletes a row, changes a value, duplicates a row,
 moves a synchpoint), runs the check, and puts the table back with Delta's RESTORE. Every check
 has passed on the untouched lake before any test tampers with it (the `untouched` fixture, once
-for the module, as a check costs up to a dbt invocation), and each failure must name the row
-tampered with, so a table left tampered by an earlier test cannot pass for this test's failure.
+for the module, as a check costs up to a dbt invocation). A RESTORE that fails fails the test
+that tampered, and each failure must name the row its own test tampered with.
 
 The trace's COLD and REFRESH rows are views of the restart decisions and the applied plans the
 check compares them with, so no tampering with one table can part them; check_trace is tampered
