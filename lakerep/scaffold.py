@@ -144,11 +144,18 @@ def demo_unit_tests(demo: DemoUnitTests, models: set[str]) -> str | None:
     return f"# {demo.header()}\n{text}"
 
 
-def _column(name: str, data_type: str, description: str, tests: list | None = None) -> dict:
-    column = {"name": name, "data_type": data_type, "description": description}
-    if tests:
-        column["data_tests"] = tests
-    return column
+def _column(name: str, data_type: str, description: str) -> dict:
+    return {"name": name, "data_type": data_type, "description": description}
+
+
+def _column_contracts(
+    *, unique: list[list[str]], not_null: list[str] = (), accepted_values: dict | None = None
+) -> dict:
+    """A model's column contracts as one data test (macros/tests/lakerep_column_contracts.sql)."""
+    arguments = {"not_null": list(not_null), "accepted_values": accepted_values, "unique": unique}
+    return {
+        "lakerep_column_contracts": {"arguments": {key: value for key, value in arguments.items() if value}}
+    }
 
 
 def _contracts(registrations: dict[str, Registration]) -> str:
@@ -172,15 +179,17 @@ def _contracts(registrations: dict[str, Registration]) -> str:
                 f"of committed and still-open UOWs. {logic_in(CD_MACRO)}",
                 "config": {"contract": {"enforced": True}},
                 "columns": [
-                    _column("IBMSNAP_UOWID", "string", "{{ doc('ibmsnap_uowid') }}", ["not_null"]),
-                    _column("IBMSNAP_INTENTSEQ", "string", "{{ doc('ibmsnap_intentseq') }}", ["not_null"]),
-                    _column("IBMSNAP_OPERATION", "string", "{{ doc('ibmsnap_operation') }}",
-                            ["not_null", {"accepted_values": {"arguments": {"values": ["I", "U", "D"]}}}]),
+                    _column("IBMSNAP_UOWID", "string", "{{ doc('ibmsnap_uowid') }}"),
+                    _column("IBMSNAP_INTENTSEQ", "string", "{{ doc('ibmsnap_intentseq') }}"),
+                    _column("IBMSNAP_OPERATION", "string", "{{ doc('ibmsnap_operation') }}"),
                     *user_columns,
                     *before_columns,
                     _column("landing_batch", "bigint", "{{ doc('landing_batch') }}"),
                 ],
-                "data_tests": [_unique_combination(["IBMSNAP_INTENTSEQ", "IBMSNAP_OPERATION"])],
+                "data_tests": [_column_contracts(
+                    not_null=["IBMSNAP_UOWID", "IBMSNAP_INTENTSEQ", "IBMSNAP_OPERATION"],
+                    accepted_values={"IBMSNAP_OPERATION": ["I", "U", "D"]},
+                    unique=[["IBMSNAP_INTENTSEQ", "IBMSNAP_OPERATION"]])],
             }
         )  # fmt: skip
         ccd_key = ccd_unique_key(registration)
@@ -194,14 +203,17 @@ def _contracts(registrations: dict[str, Registration]) -> str:
                 f"committed changes only, {kind}. {logic_in(CCD_MACRO)}",
                 "config": {"contract": {"enforced": True}},
                 "columns": [
-                    _column("IBMSNAP_COMMITSEQ", "string", "{{ doc('ibmsnap_commitseq') }}", ["not_null"]),
-                    _column("IBMSNAP_INTENTSEQ", "string", "{{ doc('ibmsnap_intentseq') }}", ["not_null"]),
-                    _column("IBMSNAP_OPERATION", "string", "{{ doc('ibmsnap_operation') }}", ["not_null"]),
-                    _column("IBMSNAP_LOGMARKER", "timestamp", "{{ doc('ibmsnap_logmarker') }}", ["not_null"]),
+                    _column("IBMSNAP_COMMITSEQ", "string", "{{ doc('ibmsnap_commitseq') }}"),
+                    _column("IBMSNAP_INTENTSEQ", "string", "{{ doc('ibmsnap_intentseq') }}"),
+                    _column("IBMSNAP_OPERATION", "string", "{{ doc('ibmsnap_operation') }}"),
+                    _column("IBMSNAP_LOGMARKER", "timestamp", "{{ doc('ibmsnap_logmarker') }}"),
                     *user_columns,
                 ],
                 "data_tests": [
-                    _unique_combination(ccd_key),
+                    _column_contracts(
+                        not_null=["IBMSNAP_COMMITSEQ", "IBMSNAP_INTENTSEQ", "IBMSNAP_OPERATION",
+                                  "IBMSNAP_LOGMARKER"],
+                        unique=[ccd_key]),
                     # Each change's UOW, unless pruned (dbt's relationships test failed once pruned)
                     {"lakerep_commit_in_uow": {"arguments": {
                         "to": "ref('uow')", "register": "ref('register')",
@@ -212,10 +224,6 @@ def _contracts(registrations: dict[str, Registration]) -> str:
         )  # fmt: skip
     document = {"version": 2, "models": models}
     return f"# {HEADER}\n" + yaml.safe_dump(document, sort_keys=False, allow_unicode=True, width=100)
-
-
-def _unique_combination(columns: list[str]) -> dict:
-    return {"lakerep_unique_combination": {"arguments": {"columns": columns}}}
 
 
 def _declaration_literal(registration: Registration) -> str:
@@ -393,7 +401,7 @@ def _apply_contracts(members: list[Member]) -> str:
                     "target_structure": STRUCTURE_CODES[member.target_structure]}}},
                 "columns": columns,
                 "data_tests": [
-                    _unique_combination(target_unique_key(member)),
+                    _column_contracts(unique=[target_unique_key(member)]),
                     {"lakerep_matches_source_snapshot": {"arguments": {"target_table": member.target_table}}},
                     {"lakerep_has_a_snapshot_to_compare":
                         {"arguments": {"target_table": member.target_table}}},
@@ -414,14 +422,12 @@ def _apply_contracts(members: list[Member]) -> str:
                 f"(apply_cycle). {logic_in(CHANGES_MACRO)}",
                 "config": {"contract": {"enforced": True}},
                 "columns": [
-                    _column("apply_cycle", "bigint", "{{ doc('apply_cycle') }}", ["not_null"]),
-                    _column("row_action", "string", "{{ doc('apply_row_action') }}",
-                            ["not_null", {"accepted_values": {"arguments": {"values": [
-                                "insert", "update", "delete", "load", "append", "none"]}}}]),
+                    _column("apply_cycle", "bigint", "{{ doc('apply_cycle') }}"),
+                    _column("row_action", "string", "{{ doc('apply_row_action') }}"),
                     _column("first_operation", "string", "Operation of the key's first change in the cycle "
                             "(L for a row loaded by a refresh)."),
                     _column("change_count", "int", "How many changes of the key the cycle fetched."),
-                    _column("reworked", "boolean", "{{ doc('apply_reworked') }}", ["not_null"]),
+                    _column("reworked", "boolean", "{{ doc('apply_reworked') }}"),
                     _column("operational_error", "string", "{{ doc('apply_operational_error') }}"),
                     _column("first_change", "string", "The key's first change in the cycle, as JSON."),
                     _column("IBMSNAP_COMMITSEQ", "string", "{{ doc('ibmsnap_commitseq') }}"),
@@ -432,7 +438,10 @@ def _apply_contracts(members: list[Member]) -> str:
                 ],
                 # The target's key: one row per key (per change, and per key of a refresh's
                 # rows, for a CCD target), of the one cycle the table holds.
-                "data_tests": [_unique_combination(target_unique_key(member))],
+                "data_tests": [_column_contracts(
+                    not_null=["apply_cycle", "row_action", "reworked"],
+                    accepted_values={"row_action": ["insert", "update", "delete", "load", "append", "none"]},
+                    unique=[target_unique_key(member)])],
             }
         )  # fmt: skip
     document = {"version": 2, "models": models}

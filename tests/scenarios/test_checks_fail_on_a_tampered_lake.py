@@ -21,6 +21,7 @@ from contextlib import contextmanager
 
 import pytest
 
+from lakerep import dbt
 from lakerep.scenarios import checks
 from lakerep.scenarios.driver import Driver
 from lakerep.scenarios.schedule import Schedule, Step
@@ -328,3 +329,28 @@ def test_a_prune_past_a_member_fails_the_prune_check_naming_the_source(spark, sc
         "where SOURCE_OWNER = 'INVENTORY' and SOURCE_TABLE = 'STOCK'",
         rf"past the members: .*'INVENTORY.STOCK': \('{LAST_POSITION}'",
     )
+
+
+def test_a_broken_column_contract_fails_the_contract_test_naming_rule_column_and_value(spark, scenario):
+    """The data test lakerep_column_contracts (a model's not_null, accepted_values and unique
+    rules in one statement) passes on the untouched UOW table, and fails once a UOW row is held
+    twice with a null LOGMARKER and an unknown REJ_CODE: a row per rule broken, naming it."""
+    select = ["test", "--select", "uow,test_name:lakerep_column_contracts", "--store-failures"]
+    assert dbt.invoke(select, check=False, quiet=True).exit_code == dbt.EXIT_OK
+    latest = "select max_by(IBMSNAP_UOWID, IBMSNAP_COMMITSEQ), max(IBMSNAP_COMMITSEQ) from {}"
+    uow_id, commitseq = one(spark, latest.format(relation_name("uow")))
+    copy = copied(
+        spark, "uow", f"IBMSNAP_COMMITSEQ = '{commitseq}'",
+        IBMSNAP_LOGMARKER="cast(null as timestamp)", IBMSNAP_REJ_CODE="'9'",
+    )  # fmt: skip
+    with tampered(spark, "uow", copy):
+        outcome = dbt.invoke(select, check=False, quiet=True)
+    assert outcome.exit_code != dbt.EXIT_OK
+    [failed] = [result for result in outcome.result.results if result.node.resource_type == "test"]
+    failures = {tuple(row) for row in spark.sql(f"select * from {failed.node.relation_name}").collect()}
+    assert failures == {
+        ("not_null", "IBMSNAP_LOGMARKER", None, 1),
+        ("accepted_values", "IBMSNAP_REJ_CODE", "9", 1),
+        ("unique", "IBMSNAP_UOWID", f'{{"IBMSNAP_UOWID":"{uow_id}"}}', 2),
+        ("unique", "IBMSNAP_COMMITSEQ", f'{{"IBMSNAP_COMMITSEQ":"{commitseq}"}}', 2),
+    }
