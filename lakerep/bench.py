@@ -6,13 +6,12 @@ records in one cycle, with source snapshots from which that cycle refreshes the 
 later cycles apply their changes as a production cycle does), `cycle` (one more cycle of
 `cycle_records` log records on top of it: what a pipeline pays every COMMIT_INTERVAL), `idle` (a
 running session's next cycle with nothing landed: the runner's one query deciding there is nothing
-to do), `idle-dbt` (the same cycle run through dbt anyway, as a plain `dbt run` does) and
-`data-tests` (every data test of the project once on that lake, as a cycle that tests adds them),
-then
-`wide` (`tables` registered tables with changes in five, in a copy of the project:
+to do), `idle-dbt` (the same cycle run through dbt anyway, as a plain `dbt run` does),
+`data-tests` (every data test of the project once on that lake: what a cycle that tests adds),
+then `wide` (`tables` registered tables with changes in five, in a copy of the project:
 lakerep.bench_wide; what each untouched table adds is measured against a copy that registers only
 the five). With `records` 0 the cycle runs on an empty history. Cycles are `dbt run`
-(models only; data tests are a separate, optional step), all of one session run, as `lakerep run`
+(models only; the data tests are their own case), all of one session run, as `lakerep run`
 runs them: the history cycle is the run's first, the others are its later cycles, which make no
 restart decision. Each case counts the SQL statements dbt sends and the Delta commits among them
 (writes, plus one per landing batch). Figures are printed, never asserted: targets live here, not
@@ -169,8 +168,10 @@ def run_bench(
                 CaseFigures("cycle", land_seconds + cycle.seconds, rows, meter.statements, meter.commits + 1)
             )
         cases.extend(_idle_cases(spark, run_vars))
-        data_tests, nodes = _data_tests_case()
+        data_tests, nodes, failed = _data_tests_case()
         yield f"  data tests: {nodes} test nodes (dbt test) in {data_tests.seconds:.1f} s"
+        if failed:
+            yield f"  data tests FAILED: {failed}"
         cases.append(data_tests)
     if tables and cycle_records:
         yield from _wide_case(cases, tables=tables, seed=seed, cycle_records=cycle_records)
@@ -215,15 +216,15 @@ def _idle_cases(spark, run_vars: dict) -> Iterator[CaseFigures]:
     yield CaseFigures("idle-dbt", cycle.seconds, 0, meter.statements, meter.commits)
 
 
-def _data_tests_case() -> tuple[CaseFigures, int]:
-    """Every data test of the project once (`dbt test`, unit tests left out), and how many test
-    nodes that is."""
+def _data_tests_case() -> tuple[CaseFigures, int, str]:
+    """Every data test of the project once (`dbt test`, unit tests left out), how many test
+    nodes that is, and what failed (a failure is printed, and the bench goes on)."""
     with metered() as meter:
         started = time.perf_counter()
-        outcome = dbt.invoke(["test", "--exclude-resource-type", "unit_test"], quiet=True)
+        outcome = dbt.invoke(["test", "--exclude-resource-type", "unit_test"], check=False, quiet=True)
         seconds = time.perf_counter() - started
     nodes = sum(1 for result in outcome.result.results if result.node.resource_type == "test")  # not hooks
-    return CaseFigures("data-tests", seconds, 0, meter.statements, meter.commits), nodes
+    return CaseFigures("data-tests", seconds, 0, meter.statements, meter.commits), nodes, outcome.detail
 
 
 def _wide_case(cases: list[CaseFigures], **wide) -> Iterator[str]:

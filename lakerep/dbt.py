@@ -196,11 +196,32 @@ def _failure_detail(outcome) -> str:
         return str(outcome.exception).strip().splitlines()[0]
     failures = [
         f"{getattr(getattr(result, 'node', None), 'name', None) or getattr(result, 'unique_id', '?')}: "
-        f"{_first_line(result.message) or result.status}"
+        f"{_first_line(result.message) or result.status}{_failing_rows(result)}"
         for result in getattr(outcome.result, "results", []) or []
         if str(result.status) in {"error", "fail", "runtime error"}
     ]
     return "; ".join(failures) or "see logs/dbt.log"
+
+
+def _failing_rows(result, limit: int = 5) -> str:
+    """The first rows a failed data test returns (its compiled SQL run again in this process's
+    Spark session), so its failure says what broke without --store-failures: a contract test's
+    rows name the rule, the column and a value. Empty when there is no session or they cannot
+    be read; the failure is reported either way."""
+    node = getattr(result, "node", None)
+    sql = getattr(node, "compiled_code", None)
+    if str(result.status) != "fail" or getattr(node, "resource_type", None) != "test" or not sql:
+        return ""
+    from pyspark.sql import SparkSession
+
+    session = SparkSession.getActiveSession()
+    if session is None:
+        return ""
+    try:
+        rows = session.sql(sql).limit(limit).collect()
+    except Exception:  # only what the message adds is lost, not the failure
+        return ""
+    return " (" + "; ".join(json.dumps(row.asDict(), default=str) for row in rows) + ")"
 
 
 def _first_line(text: str | None) -> str:

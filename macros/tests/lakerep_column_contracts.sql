@@ -3,14 +3,16 @@
     table once (one aggregate over grouping sets: the whole table for the counted rules, each
     unique combination for its duplicates). A dbt test node costs a statement and its planning:
     one per model, where one per column and rule sent three times the statements. One row per
-    rule broken: the rule, the column(s), an offending value (null for not_null) and how many
-    rows break it.
+    rule broken: the rule, the column(s), an offending value (null for not_null; a duplicated
+    key as JSON, nulls included) and how many rows break it.
     Arguments:
       not_null — columns that never hold null;
-      accepted_values — a column: the values it may hold (compared as strings; a null passes,
-                        as with dbt's accepted_values);
+      accepted_values — a column: the values it may hold, compared with the column cast to a
+                        string (so 0 and 1 for an integer column); a null passes, as with dbt's
+                        accepted_values;
       unique — column combinations no two rows share (a list of lists; a single unique column
-               is a combination of one); a row per duplicated value, as with dbt's unique.
+               is a combination of one); a row per duplicated value. Unlike dbt's unique, rows
+               whose key columns are null share a value too.
 -#}
 {% test lakerep_column_contracts(model, not_null=[], accepted_values={}, unique=[]) %}
     {%- set counted = [] -%}
@@ -21,6 +23,10 @@
     {%- for column, values in accepted_values.items() -%}
         {%- set listed = [] -%}
         {%- for value in values -%}
+            {%- if value is none -%}
+                {{ exceptions.raise_compiler_error("lakerep_column_contracts on " ~ model ~ ": accepted_values of "
+                    ~ column ~ " lists a null (a null always passes)") }}
+            {%- endif -%}
             {%- do listed.append(lakerep_string_literal(value | string)) -%}
         {%- endfor -%}
         {%- set broken = "cast(" ~ column ~ " as string) not in (" ~ listed | join(", ") ~ ")" -%}
@@ -30,25 +36,39 @@
     {%- if not counted and not unique -%}
         {{ exceptions.raise_compiler_error("lakerep_column_contracts on " ~ model ~ " names no rule") }}
     {%- endif -%}
-    {#- The grouping columns, in the order Spark's grouping_id() takes them (first appearance);
-        a set's grouping_id has the bit of each column it leaves out, the first the highest. -#}
+    {#- The grouping sets: the whole table (for the counted rules), then each combination. The
+        grouping columns are in the order Spark's grouping_id() takes them (first appearance;
+        Spark's names are case-insensitive); a set's grouping_id has the bit of each column it
+        leaves out, the first column the highest. -#}
     {%- set keys = [] -%}
+    {%- set combinations = [] -%}
     {%- for columns in unique -%}
-        {%- for column in columns if column not in keys -%}
-            {%- do keys.append(column) -%}
+        {%- set combination = columns | map("lower") | sort | join(",") -%}
+        {%- if combination in combinations -%}
+            {{ exceptions.raise_compiler_error("lakerep_column_contracts on " ~ model ~ ": the unique combination "
+                ~ columns | join(", ") ~ " is listed twice") }}
+        {%- endif -%}
+        {%- do combinations.append(combination) -%}
+        {%- for column in columns if column | lower not in keys -%}
+            {%- do keys.append(column | lower) -%}
         {%- endfor -%}
     {%- endfor -%}
-    {%- set ns = namespace(whole=0) -%}
-    {%- for column in keys -%}
-        {%- set ns.whole = ns.whole * 2 + 1 -%}
+    {%- set whole = namespace(id=0) -%}
+    {%- for key in keys -%}
+        {%- set whole.id = whole.id * 2 + 1 -%}
     {%- endfor -%}
     {%- set grouping_ids = [] -%}
     {%- for columns in unique -%}
-        {%- set id = namespace(value=0) -%}
-        {%- for column in keys -%}
-            {%- set id.value = id.value * 2 + (0 if column in columns else 1) -%}
+        {%- set lowered = columns | map("lower") | list -%}
+        {%- set set_id = namespace(id=0) -%}
+        {%- for key in keys -%}
+            {%- set set_id.id = set_id.id * 2 + (0 if key in lowered else 1) -%}
         {%- endfor -%}
-        {%- do grouping_ids.append(id.value) -%}
+        {%- do grouping_ids.append(set_id.id) -%}
+    {%- endfor -%}
+    {%- set grouping_sets = (["()"] if counted else []) -%}
+    {%- for columns in unique -%}
+        {%- do grouping_sets.append("(" ~ columns | join(", ") ~ ")") -%}
     {%- endfor %}
 
 with
@@ -62,15 +82,18 @@ grouped as (
         {{ rule.value }} as value_{{ loop.index }}
         {%- endfor %}
         {%- for columns in unique %},
-        to_json(named_struct(
-            {%- for column in columns %}
-            '{{ column }}', {{ column }}{{ "," if not loop.last }}
-            {%- endfor %}
-        )) as key_{{ loop.index }}
+        to_json(
+            named_struct(
+                {%- for column in columns %}
+                '{{ column }}', {{ column }}{{ "," if not loop.last }}
+                {%- endfor %}
+            ),
+            map('ignoreNullFields', 'false')
+        ) as key_{{ loop.index }}
         {%- endfor %}
     from {{ model }}
     {%- if keys %}
-    group by grouping sets ((){% for columns in unique %}, ({{ columns | join(", ") }}){% endfor %})
+    group by grouping sets ({{ grouping_sets | join(", ") }})
     {%- endif %}
 ),
 
@@ -78,7 +101,7 @@ broken_rules as (
     select
         inline(case
             {%- if counted %}
-            when grouping_set = {{ ns.whole }} then array(
+            when grouping_set = {{ whole.id }} then array(
                 {%- for rule in counted %}
                 named_struct(
                     'rule', '{{ rule.rule }}', 'column_names', '{{ rule.column }}',

@@ -334,7 +334,8 @@ def test_a_prune_past_a_member_fails_the_prune_check_naming_the_source(spark, sc
 def test_a_broken_column_contract_fails_the_contract_test_naming_rule_column_and_value(spark, scenario):
     """The data test lakerep_column_contracts (a model's not_null, accepted_values and unique
     rules in one statement) passes on the untouched UOW table, and fails once a UOW row is held
-    twice with a null LOGMARKER and an unknown REJ_CODE: a row per rule broken, naming it."""
+    twice with a null LOGMARKER and an unknown REJ_CODE: a row per rule broken, naming it, both
+    stored (--store-failures) and in the failure's message, which a failing run prints."""
     select = ["test", "--select", "uow,test_name:lakerep_column_contracts", "--store-failures"]
     assert dbt.invoke(select, check=False, quiet=True).exit_code == dbt.EXIT_OK
     latest = "select max_by(IBMSNAP_UOWID, IBMSNAP_COMMITSEQ), max(IBMSNAP_COMMITSEQ) from {}"
@@ -346,6 +347,7 @@ def test_a_broken_column_contract_fails_the_contract_test_naming_rule_column_and
     with tampered(spark, "uow", copy):
         outcome = dbt.invoke(select, check=False, quiet=True)
     assert outcome.exit_code != dbt.EXIT_OK
+    assert '"column_names": "IBMSNAP_REJ_CODE", "offending_value": "9"' in outcome.detail, outcome.detail
     [failed] = [result for result in outcome.result.results if result.node.resource_type == "test"]
     failures = {tuple(row) for row in spark.sql(f"select * from {failed.node.relation_name}").collect()}
     assert failures == {
