@@ -31,10 +31,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lakerep import dbt, landing
+from lakerep.bench_floor import run_cycle_floor, spark_jobs, table_versions
 from lakerep.lake import lake_session, reset_lake
 from lakerep.pipeline import CycleResult, land_refresh_snapshots, land_workload, run_cycle
 from lakerep.registrations import load_registrations
 from lakerep.session import CycleReport, cycle_is_idle, highest_landed_batch
+from lakerep.subscriptions import load_members
 from lakerep.summary import relation_name
 from lakerep.workload.config import WorkloadConfig
 from lakerep.workload.generator import Workload
@@ -68,10 +70,12 @@ an `optimize` commits only when it compacts)."""
 
 @dataclass
 class StatementMeter:
-    """A dbt event callback counting the SQL statements dbt sends, and the writes among them."""
+    """A dbt event callback counting the SQL statements dbt sends, and the writes among them;
+    `jobs` is set when the metered block ends: the Spark jobs this JVM ran inside it."""
 
     statements: int = 0
     commits: int = 0
+    jobs: int = 0
 
     def __call__(self, event) -> None:
         if event.info.name != "SQLQuery":
@@ -84,12 +88,17 @@ class StatementMeter:
 
 @contextmanager
 def metered() -> Iterator[StatementMeter]:
+    from lakerep.bench_floor import spark_jobs
+
+    spark = lake_session()
     meter = StatementMeter()
+    jobs = spark_jobs(spark)
     dbt.EVENT_CALLBACKS.append(meter)
     try:
         yield meter
     finally:
         dbt.EVENT_CALLBACKS.remove(meter)
+        meter.jobs = spark_jobs(spark) - jobs
 
 
 @dataclass(frozen=True)
@@ -99,12 +108,13 @@ class CaseFigures:
     records: int
     statements: int
     commits: int
+    jobs: int = 0
 
     def line(self) -> str:
         rate = self.records / self.seconds if self.records and self.seconds > 0 else 0.0
         return (
             f"bench {self.case}: {self.seconds:.1f} s, {rate:,.0f} records/s, "
-            f"{self.statements} statements, {self.commits} commits"
+            f"{self.statements} statements, {self.commits} commits, {self.jobs} jobs"
         )
 
 
@@ -149,6 +159,7 @@ def run_bench(
                     history.records,
                     meter.statements,
                     meter.commits + landed_batches,
+                    meter.jobs,
                 )
             )
             cases.insert(0, _floor(spark, history.records))
@@ -157,15 +168,31 @@ def run_bench(
             yield "  history: none"
         if cycle_records:
             batch = workload.next_batch(cycle_records)
+            members = load_members()
+            targets_before = table_versions(spark, [relation_name(member.target_table) for member in members])
             with metered() as meter:
                 landed_at = time.perf_counter()
-                _, rows = landing.land_log_records(spark, batch.records)
+                landed_batch, rows = landing.land_log_records(spark, batch.records)
                 land_seconds = time.perf_counter() - landed_at
                 cycle = run_cycle(quiet=True, command="run", run_vars=run_vars)
             yield from _cycle_lines(f"next cycle of {cycle_records:,} log records", rows, land_seconds, cycle)
             yield f"  summary: {cycle.summary.line()}"
             cases.append(
-                CaseFigures("cycle", land_seconds + cycle.seconds, rows, meter.statements, meter.commits + 1)
+                CaseFigures(
+                    "cycle",
+                    land_seconds + cycle.seconds,
+                    rows,
+                    meter.statements,
+                    meter.commits + 1,
+                    meter.jobs,
+                )
+            )
+            # The floor writes the targets the cycle wrote (a set that waits or stops writes none).
+            written = table_versions(spark, list(targets_before))
+            targets = {name: version for name, version in targets_before.items() if written[name] > version}
+            floor = run_cycle_floor(spark, batch=landed_batch, members=members, targets=targets)
+            cases.append(
+                CaseFigures("cycle-floor", floor.seconds, rows, floor.statements, floor.commits, floor.jobs)
             )
         cases.extend(_idle_cases(spark, run_vars))
         data_tests, nodes, failed = _data_tests_case()
@@ -182,6 +209,22 @@ def run_bench(
     )
     for figures in cases:
         yield figures.line()
+    yield ratio_line(cases)
+
+
+def ratio_line(cases: list[CaseFigures]) -> str:
+    """The cycle against its floor and the history against the raw floor, measured in the same run."""
+    seconds = {figures.case: figures.seconds for figures in cases}
+
+    def ratio(case: str, floor: str) -> str:
+        if case not in seconds or not seconds.get(floor):
+            return "n/a"
+        return f"{seconds[case] / seconds[floor]:.1f}"
+
+    return (
+        f"bench ratio: cycle/cycle-floor {ratio('cycle', 'cycle-floor')}, "
+        f"history/floor {ratio('history', 'floor')}"
+    )
 
 
 def _floor(spark, records: int) -> CaseFigures:
@@ -191,13 +234,14 @@ def _floor(spark, records: int) -> CaseFigures:
         "create or replace table lakerep_bench.floor using delta "
         f"as select * from {landing.SOURCE_LOG_TABLE}",
     ]
+    jobs = spark_jobs(spark)
     started = time.perf_counter()
     for statement in statements:
         spark.sql(statement)
     seconds = time.perf_counter() - started
     spark.sql("drop schema lakerep_bench cascade")
     commits = sum(1 for statement in statements if WRITE_STATEMENT.match(statement))
-    return CaseFigures("floor", seconds, records, len(statements), commits)
+    return CaseFigures("floor", seconds, records, len(statements), commits, spark_jobs(spark) - jobs)
 
 
 def _idle_cases(spark, run_vars: dict) -> Iterator[CaseFigures]:
@@ -213,7 +257,7 @@ def _idle_cases(spark, run_vars: dict) -> Iterator[CaseFigures]:
     yield CaseFigures("idle", time.perf_counter() - started, 0, 0, 0)
     with metered() as meter:
         cycle = run_cycle(quiet=True, command="run", run_vars=run_vars)
-    yield CaseFigures("idle-dbt", cycle.seconds, 0, meter.statements, meter.commits)
+    yield CaseFigures("idle-dbt", cycle.seconds, 0, meter.statements, meter.commits, meter.jobs)
 
 
 def _data_tests_case() -> tuple[CaseFigures, int, str]:
@@ -224,7 +268,11 @@ def _data_tests_case() -> tuple[CaseFigures, int, str]:
         outcome = dbt.invoke(["test", "--exclude-resource-type", "unit_test"], check=False, quiet=True)
         seconds = time.perf_counter() - started
     nodes = sum(1 for result in outcome.result.results if result.node.resource_type == "test")  # not hooks
-    return CaseFigures("data-tests", seconds, 0, meter.statements, meter.commits), nodes, outcome.detail
+    return (
+        CaseFigures("data-tests", seconds, 0, meter.statements, meter.commits, meter.jobs),
+        nodes,
+        outcome.detail,
+    )
 
 
 def _wide_case(cases: list[CaseFigures], **wide) -> Iterator[str]:
@@ -273,7 +321,7 @@ def untouched_cost_line(wide: CaseFigures, narrow: CaseFigures, untouched: int) 
 
 CASE_LINE = re.compile(
     r"^bench (?P<case>\S+): (?P<seconds>[\d.]+) s, (?P<rate>[\d,]+) records/s, "
-    r"(?P<statements>\d+) statements, (?P<commits>\d+) commits$"
+    r"(?P<statements>\d+) statements, (?P<commits>\d+) commits, (?P<jobs>\d+) jobs$"
 )
 
 
@@ -284,4 +332,6 @@ def parse_case_line(line: str) -> CaseFigures:
         raise RuntimeError(f"not a bench case line: {line!r}")
     seconds = float(found["seconds"])
     records = round(int(found["rate"].replace(",", "")) * seconds)
-    return CaseFigures(found["case"], seconds, records, int(found["statements"]), int(found["commits"]))
+    return CaseFigures(
+        found["case"], seconds, records, int(found["statements"]), int(found["commits"]), int(found["jobs"])
+    )

@@ -194,4 +194,4 @@ def measure_wide_here(*, seed: int, cycle_records: int):
             cycle = run_cycle(quiet=True, command="run", run_vars=run_vars)
             seconds = time.perf_counter() - started
     yield f"  wide cycle: {rows:,} rows, cycle (dbt run) {cycle.seconds:.1f} s"
-    yield CaseFigures("wide", seconds, rows, meter.statements, meter.commits + 1).line()
+    yield CaseFigures("wide", seconds, rows, meter.statements, meter.commits + 1, meter.jobs).line()

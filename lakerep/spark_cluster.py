@@ -23,6 +23,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from lakerep import delta_jars
 from lakerep.profile import spark_settings
 
 MASTER_CLASS = "org.apache.spark.deploy.master.Master"
@@ -139,6 +140,7 @@ def start(
             cluster, server, environment, _server_command(cluster, environment, delta_jars, executor_memory)
         )
         wait_until_listening(cluster, server, cluster.server_port)
+        wait_until_answering(cluster, server)
     except BaseException:
         cluster.stop()
         raise
@@ -148,6 +150,7 @@ def start(
 def _server_command(cluster: Cluster, environment: dict, delta_jars: str, executor_memory: str) -> list[str]:
     settings = spark_settings("local", environment)
     settings.pop("spark.jars.packages")  # on the class paths below instead
+    settings.pop("spark.jars", None)
     settings.pop("spark.master")
     settings.update({
         # Delta's jars on every JVM's class path from its start: the servers run statements
@@ -196,8 +199,12 @@ def _spawn(cluster: Cluster, name: str, environment: dict, command: list[str]) -
 
 def resolve_delta_jars(home: Path, environment: dict) -> str:
     """Delta's own jars (not their dependencies: older copies of Spark's own libraries there would
-    shadow Spark's), fetched by spark-submit into its Ivy folder, as a class path."""
-    packages = spark_settings("local", environment)["spark.jars.packages"]
+    shadow Spark's), fetched by spark-submit into its Ivy folder unless they are there already
+    (lakerep.delta_jars), as a class path."""
+    resolved = delta_jars.resolved_delta_jars(environment=environment)
+    if resolved:
+        return ":".join(str(jar) for jar in resolved)
+    packages = delta_jars.DELTA_PACKAGE
     noop = home / "resolve_packages.py"
     noop.write_text("# lakerep: nothing to run; spark-submit resolved the packages.\n")
     resolved = subprocess.run(
@@ -231,6 +238,54 @@ def wait_until_listening(cluster: Cluster, name: str, port: int, timeout: float 
                 return
         time.sleep(0.5)
     raise TimeoutError(f"the {name} did not listen on {LOOPBACK}:{port} within {timeout:.0f} s; see {log}")
+
+
+def wait_until_answering(cluster: Cluster, name: str, timeout: float = 300) -> None:
+    """Wait until the server answers a query: a listening port is not a server that serves (the
+    Thrift Server opens its port before its session is ready, and a test that connected then
+    failed with "Could not connect to any of ..."). Each try is a real handshake, `select 1`
+    through the server's own protocol; the server's log is shown when it never answers."""
+    process, log = cluster.processes[-1], cluster.home / f"{name}.log"
+    ask = _ask_connect if cluster.server_kind == "connect" else _ask_thrift
+    deadline = time.monotonic() + timeout
+    failure = "no answer yet"
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(
+                f"the {name} exited with {process.returncode} before answering a query; "
+                f"the end of {log}:\n{_tail(log)}"
+            )
+        try:
+            ask(cluster.server_port)
+            return
+        except Exception as error:  # not ready yet: the next try says whether it is
+            failure = f"{type(error).__name__}: {(str(error).strip().splitlines() or [''])[0]}"
+        time.sleep(1)
+    raise TimeoutError(
+        f"the {name} on {LOOPBACK}:{cluster.server_port} did not answer `select 1` within {timeout:.0f} s "
+        f"({failure}); the end of {log}:\n{_tail(log)}"
+    )
+
+
+def _ask_connect(port: int) -> None:
+    from pyspark.sql import SparkSession
+
+    session = SparkSession.builder.remote(f"sc://{LOOPBACK}:{port}").create()
+    try:
+        if session.sql("select 1").collect()[0][0] != 1:
+            raise RuntimeError("select 1 did not answer 1")
+    finally:
+        session.stop()
+
+
+def _ask_thrift(port: int) -> None:
+    from pyhive import hive
+
+    with hive.connect(host=LOOPBACK, port=port, username="lakerep") as connection:
+        cursor = connection.cursor()
+        cursor.execute("select 1")
+        if cursor.fetchall() != [(1,)]:
+            raise RuntimeError("select 1 did not answer 1")
 
 
 def _tail(log: Path, lines: int = 30) -> str:

@@ -147,7 +147,8 @@ def test_good_values_render_as_they_are(tmp_path: Path):
     )
     assert settings["spark.sql.warehouse.dir"] == f"{tmp_path}/warehouse"
     assert settings["spark.driver.extraJavaOptions"] == (
-        f"-Dderby.system.home={tmp_path} -Dlog4j2.configurationFile=/etc/x/log4j2.properties"
+        f"-Duser.timezone=UTC -Dderby.system.home={tmp_path} "
+        "-Dlog4j2.configurationFile=/etc/x/log4j2.properties"
     )
 
 

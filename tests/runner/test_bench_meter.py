@@ -6,7 +6,14 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 import lakerep.bench_wide
-from lakerep.bench import CaseFigures, StatementMeter, _wide_case, parse_case_line, untouched_cost_line
+from lakerep.bench import (
+    CaseFigures,
+    StatementMeter,
+    _wide_case,
+    parse_case_line,
+    ratio_line,
+    untouched_cost_line,
+)
 from lakerep.registrations import load_registrations
 
 
@@ -33,17 +40,28 @@ def test_writes_are_commits_and_reads_are_not():
 
 
 def test_a_case_prints_one_summary_line():
-    assert CaseFigures("cycle", 12.5, 12_260, 221, 38).line() == (
-        "bench cycle: 12.5 s, 981 records/s, 221 statements, 38 commits"
+    assert CaseFigures("cycle", 12.5, 12_260, 221, 38, 280).line() == (
+        "bench cycle: 12.5 s, 981 records/s, 221 statements, 38 commits, 280 jobs"
     )
-    assert (
-        CaseFigures("idle", 0.4, 0, 0, 0).line() == "bench idle: 0.4 s, 0 records/s, 0 statements, 0 commits"
+    assert CaseFigures("idle", 0.4, 0, 0, 0).line() == (
+        "bench idle: 0.4 s, 0 records/s, 0 statements, 0 commits, 0 jobs"
     )
 
 
 def test_a_case_line_reads_back_as_its_figures():
-    figures = CaseFigures("wide", 61.5, 12_300, 640, 120)
+    figures = CaseFigures("wide", 61.5, 12_300, 640, 120, 301)
     assert parse_case_line(figures.line()) == figures
+
+
+def test_the_ratios_are_of_cases_measured_in_the_same_run():
+    cases = [
+        CaseFigures("floor", 2.5, 130_000, 2, 1),
+        CaseFigures("history", 100.0, 130_000, 206, 32),
+        CaseFigures("cycle", 30.0, 12_260, 159, 23),
+        CaseFigures("cycle-floor", 5.0, 12_260, 6, 6),
+    ]
+    assert ratio_line(cases) == "bench ratio: cycle/cycle-floor 6.0, history/floor 40.0"
+    assert ratio_line(cases[2:3]) == "bench ratio: cycle/cycle-floor n/a, history/floor n/a"
 
 
 def test_an_untouched_table_costs_the_difference_to_the_narrow_control_per_table():

@@ -12,6 +12,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+import time
 from pathlib import Path
 
 from lakerep.spark_cluster import free_port
@@ -44,14 +45,45 @@ def postgresql_server(wal_level: str = "logical"):
         subprocess.run(_as_server_user([str(binaries / "initdb"), "-D", str(data), "-U", SUPERUSER,
                                         "--auth=trust", "--encoding=UTF8", "--no-sync"]),
                        check=True, capture_output=True)  # fmt: skip
-        subprocess.run(_as_server_user([str(binaries / "pg_ctl"), "-D", str(data), "-o", settings,
-                                        "-l", str(data / "server.log"), "-w", "start"]),
-                       check=True, capture_output=True)  # fmt: skip
-        yield f"postgresql://{SUPERUSER}@127.0.0.1:{port}/postgres"
+        started = subprocess.run(_as_server_user([str(binaries / "pg_ctl"), "-D", str(data), "-o", settings,
+                                                  "-l", str(data / "server.log"), "-w", "start"]),
+                                 capture_output=True, text=True)  # fmt: skip
+        dsn = f"postgresql://{SUPERUSER}@127.0.0.1:{port}/postgres"
+        if started.returncode != 0:
+            raise RuntimeError(f"pg_ctl start failed: {started.stderr.strip()}\n{_log_tail(data)}")
+        wait_until_answering(dsn, data)
+        yield dsn
     finally:
         stop = [str(binaries / "pg_ctl"), "-D", str(data), "-m", "immediate", "stop"]
         subprocess.run(_as_server_user(stop), capture_output=True)
         shutil.rmtree(data, ignore_errors=True)
+
+
+def wait_until_answering(dsn: str, data: Path, timeout: float = 60) -> None:
+    """Wait until the server answers `select 1` over TCP (a started server is not yet one that
+    serves: a test that connected too early failed at random); its log is shown when it never does."""
+    import psycopg
+
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            with psycopg.connect(dsn, connect_timeout=5) as connection:
+                if connection.execute("select 1").fetchone() == (1,):
+                    return
+        except psycopg.OperationalError as error:
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"PostgreSQL at {dsn} did not answer within {timeout:.0f} s: {error}\n"
+                                   f"{_log_tail(data)}") from error  # fmt: skip
+        time.sleep(0.2)
+
+
+def _log_tail(data: Path, lines: int = 30) -> str:
+    try:
+        return "the end of the server's log:\n" + "\n".join(
+            (data / "server.log").read_text(errors="replace").splitlines()[-lines:]
+        )
+    except OSError:
+        return "(no server log)"
 
 
 @contextlib.contextmanager
