@@ -267,15 +267,34 @@ def wait_until_answering(cluster: Cluster, name: str, timeout: float = 300) -> N
     )
 
 
-def _ask_connect(port: int) -> None:
-    from pyspark.sql import SparkSession
+# A Spark Connect client marks its whole process as a Connect client (pyspark sets
+# SPARK_CONNECT_MODE_ENABLED in os.environ and keeps it): asked from a process that later starts
+# an embedded session, every later session would fail with SESSION_ALREADY_EXIST. So the question
+# is asked from a process of its own, which also bounds a try the client would otherwise retry
+# for minutes.
+_CONNECT_QUESTION = """
+import sys
+from pyspark.sql import SparkSession
+session = SparkSession.builder.remote(sys.argv[1]).create()
+answer = session.sql("select 1").collect()[0][0]
+session.stop()
+sys.exit(0 if answer == 1 else 3)
+"""
 
-    session = SparkSession.builder.remote(f"sc://{LOOPBACK}:{port}").create()
-    try:
-        if session.sql("select 1").collect()[0][0] != 1:
-            raise RuntimeError("select 1 did not answer 1")
-    finally:
-        session.stop()
+
+def _ask_connect(port: int, timeout: float = 60) -> None:
+    client_marks = ("SPARK_REMOTE", "SPARK_CONNECT_MODE_ENABLED")
+    environment = {k: v for k, v in os.environ.items() if k not in client_marks}
+    answered = subprocess.run(
+        [sys.executable, "-c", _CONNECT_QUESTION, f"sc://{LOOPBACK}:{port}"],
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+    if answered.returncode != 0:
+        last = (answered.stderr.strip().splitlines() or [f"exit {answered.returncode}"])[-1]
+        raise RuntimeError(f"select 1 was not answered: {last}")
 
 
 def _ask_thrift(port: int) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import re
 import signal
 import subprocess
@@ -100,6 +101,14 @@ def last_trail(spark, cluster) -> dict[str, tuple]:
     trail = table(cluster, "apply", "apply_trail")
     rows = spark.sql(f"select * from {trail} where apply_cycle = (select max(apply_cycle) from {trail})")
     return {row["set_name"]: (row["status"], row["rows_loaded"]) for row in rows.collect()}
+
+
+def test_starting_the_cluster_leaves_this_process_free_to_start_an_embedded_session(cluster):
+    """The readiness question is a Connect client; asked in this process it would mark the process
+    as one (pyspark's SPARK_CONNECT_MODE_ENABLED), and every later test of this worker that starts
+    an embedded session would fail with SESSION_ALREADY_EXIST."""
+    assert "SPARK_CONNECT_MODE_ENABLED" not in os.environ
+    assert "SPARK_REMOTE" not in os.environ
 
 
 def test_cold_start_from_a_token_file(spark, cluster, machine_a):
