@@ -15,8 +15,8 @@ CRASH_SCENARIOS = "tests/scenarios/test_crash_scenarios.py::"
 # The longest units, handed out before the others in this order, to a worker that holds none.
 # Worker-seconds in CI on 2026-11-29 (8,121 in all): the cluster's story 1,705, each crash
 # scenario about 600, kill -9 and recover 521, the Thrift server 515, a live PostgreSQL 326.
-# (The cluster's story and the Thrift server run in `make cluster` now, not `make test`: on a
-# slow day the story alone held a worker for most of CI's 90 minutes.)
+# (The crash scenarios run in `make scenarios`, the cluster's story and the Thrift server in
+# `make cluster`, not in `make test`: a slow day's CI did not finish in its 90 minutes with them.)
 # Handed out late (xdist's order: most tests first, so a one-test file last), a long unit keeps
 # one worker busy while the other has run out of work: that night the PostgreSQL test ran
 # alone for the last 338 s. Handed to the same worker, two long units queue behind each other.

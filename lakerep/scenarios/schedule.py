@@ -28,7 +28,7 @@ EVENTS = {
 # and the kind of work it is.
 EVENTS_WITH_OWN_WORK = {"recover": "recover run", "prune": "prune", "retention": "retention prune"}
 
-# The work a crash point falls in (ADR 0005): the fixed set, and CI's share of it, draws each.
+# The work a crash point falls in (ADR 0005): the fixed set draws each.
 CRASH_KINDS = ("warm run", "cold run", *EVENTS_WITH_OWN_WORK.values())
 
 

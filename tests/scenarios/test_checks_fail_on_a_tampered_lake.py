@@ -12,6 +12,8 @@ that tampered, and each failure must name the row its own test tampered with.
 The trace's COLD and REFRESH rows are views of the restart decisions and the applied plans the
 check compares them with, so no tampering with one table can part them; check_trace is tampered
 through what the decisions say instead.
+
+`make scenarios` runs these beside the scenarios whose checks they prove, not `make test`.
 """
 
 from __future__ import annotations
@@ -40,7 +42,7 @@ SCHEDULE = Schedule(
     ),
 )
 # one dbt parse for the module's sessions; every check passes on the untouched lake before any tampering
-pytestmark = [pytest.mark.spark, pytest.mark.usefixtures("one_parse", "untouched")]
+pytestmark = [pytest.mark.spark, pytest.mark.scenarios, pytest.mark.usefixtures("one_parse", "untouched")]
 
 FIRST_POSITION = format_position(1)
 LAST_POSITION = "F" * 20
