@@ -4,10 +4,9 @@ refreshes, prunes, retention gaps) with at least three runners crashing at rando
 then checks the lake after a final clean warm run against the oracle (lakerep.scenarios.checks).
 A failing scenario's message holds its seed, its schedule and `lakerep scenarios --seed N`.
 
-Every seed carries the scenarios marker, which `make test` deselects and `make scenarios` runs,
-each seed a unit of its own for the two workers (tests/conftest.py). CI ran two of them until a
-slow day's CI took 97 minutes without the cluster's story, the two seeds 2,636 worker-seconds of
-it (docs/decisions/0005-crash-scenarios.md)."""
+Every seed carries the scenarios marker, which `make test` deselects (CI would not fit its time
+with them: docs/decisions/0005-crash-scenarios.md) and `make scenarios` runs, each seed a unit of
+its own for the two workers (tests/conftest.py)."""
 
 from __future__ import annotations
 
