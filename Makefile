@@ -35,6 +35,9 @@ $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[dev]'
+	@# Delta's jars, resolved once here: two test workers resolving them into an empty Ivy cache
+	@# at once both fail
+	$(BIN)/python -m lakerep.delta_jars
 	touch $(STAMP)
 
 demo: install

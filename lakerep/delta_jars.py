@@ -50,3 +50,30 @@ def use_resolved_delta_jars(environment: dict | None = None) -> None:
     jars = resolved_delta_jars(environment=variables)
     if jars:
         variables[JARS_VARIABLE] = ",".join(str(jar) for jar in jars)
+
+
+def resolve_delta_jars() -> list[Path]:
+    """Resolve Delta's package through Ivy once, unless it lies resolved already: `make install`
+    calls it, so that no two JVMs of the tests (or of a demo beside them) ever resolve it at
+    once. Two resolutions into one empty Ivy cache race on its files, and both fail."""
+    jars = resolved_delta_jars()
+    if jars:
+        return jars
+    from pyspark.sql import SparkSession
+
+    spark = (
+        SparkSession.builder.master("local[1]")
+        .appName("lakerep-resolve-delta")
+        .config("spark.jars.packages", DELTA_PACKAGE)
+        .config("spark.ui.enabled", "false")
+        .getOrCreate()
+    )
+    spark.stop()
+    jars = resolved_delta_jars()
+    if not jars:
+        raise SystemExit(f"Ivy did not leave {DELTA_PACKAGE}'s jars in {ivy_jars_folder()}")
+    return jars
+
+
+if __name__ == "__main__":
+    print("Delta's jars:", ", ".join(jar.name for jar in resolve_delta_jars()))
