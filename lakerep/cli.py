@@ -28,7 +28,7 @@ from lakerep.pipeline import (
 from lakerep.registrations import RegistrationError, load_registrations
 from lakerep.session import START_TYPES, SessionStart, StartRefused, TokenFileNeeded, run_session
 from lakerep.session_lock import LakeInUse, LockFileError, SessionActive, SessionLocked
-from lakerep.sources.postgresql import PostgresqlSource, SourceError
+from lakerep.sources.postgresql import DEFAULT_SLOT, PostgresqlSource, SourceError
 from lakerep.summary import apply_lines, capture_line
 from lakerep.token_file import TokenFileError
 
@@ -72,6 +72,17 @@ def _usage_errors_exit_as_user_errors() -> Iterator[None]:
     except click.UsageError as error:
         error.exit_code = EXIT_USER_ERROR
         raise
+
+
+# Two lakes that read one database need a slot each: one slot's confirmations would skip the
+# other lake's changes.
+SLOT_OPTION = click.option(
+    "--slot",
+    default=DEFAULT_SLOT,
+    show_default=True,
+    help="With --source: the name of the source's replication slot and publication, one per lake "
+    "reading that database.",
+)
 
 
 @click.group(cls=_LakerepGroup)
@@ -143,8 +154,9 @@ def generate(records: int, seed: int, batch_records: int, landing_order: str, fr
     "source_dsn",
     metavar="DSN",
     help="A PostgreSQL source (postgresql://user@host:port/database): every cycle first lands its "
-    "registered tables' changes from the logical replication slot 'lakerep' (created on first use).",
+    "registered tables' changes from its logical replication slot (created on first use).",
 )
+@SLOT_OPTION
 def run(
     session: str,
     start_type: str,
@@ -155,6 +167,7 @@ def run(
     test_interval: float | None,
     capture_only: bool,
     source_dsn: str | None,
+    slot: str,
 ) -> None:
     """Run a CDC session: a Capture and Apply cycle (dbt run) every COMMIT_INTERVAL until
     Ctrl-C or SIGTERM, which finish the current cycle and commit its state; a cycle every
@@ -172,7 +185,7 @@ def run(
                 prune_interval,
                 test_interval,
                 capture_only=capture_only,
-                source=_postgresql_source(source_dsn),
+                source=_postgresql_source(source_dsn, slot),
             ),
             progress=_echo,
         )
@@ -197,11 +210,12 @@ def run(
     help="A PostgreSQL source: unload each member's table from it at one log position and land "
     "that as the snapshot to refresh from (without it, the refresh waits for a landed snapshot).",
 )
-def refresh(target_tables: tuple[str, ...], source_dsn: str | None) -> None:
+@SLOT_OPTION
+def refresh(target_tables: tuple[str, ...], source_dsn: str | None, slot: str) -> None:
     """Request a full refresh of subscription members: the next Apply cycle of each one's set
     reloads it from a source snapshot. Refused while a session runs."""
     with _user_errors():
-        source = _postgresql_source(source_dsn)
+        source = _postgresql_source(source_dsn, slot)
         if source is None:
             lines = apply_commands.mark(list(target_tables), "refresh")
         else:
@@ -215,14 +229,15 @@ def refresh(target_tables: tuple[str, ...], source_dsn: str | None) -> None:
     "--member", "target_tables", required=True, multiple=True, help="A member's target table (repeatable)."
 )
 @click.option("--source", "source_dsn", metavar="DSN", required=True, help="The PostgreSQL source.")
-def unload(target_tables: tuple[str, ...], source_dsn: str) -> None:
+@SLOT_OPTION
+def unload(target_tables: tuple[str, ...], source_dsn: str, slot: str) -> None:
     """Land a consistent snapshot of members' source tables from a PostgreSQL source, each read at
     one log position, without refreshing anything: once a cycle has read past it, `lakerep diff`
     (and the data test) compare the targets with it while the tables stay unchanged. Refused
     while a session runs."""
     with _user_errors():
         for line in apply_commands.unload_from_source(
-            list(target_tables), _postgresql_source(source_dsn), refresh=False
+            list(target_tables), _postgresql_source(source_dsn, slot), refresh=False
         ):
             _echo(line)
 
@@ -551,10 +566,10 @@ def land(file_format: str, paths: tuple[Path, ...]) -> None:
             _echo(line)
 
 
-def _postgresql_source(dsn: str | None) -> PostgresqlSource | None:
+def _postgresql_source(dsn: str | None, slot: str) -> PostgresqlSource | None:
     """The PostgreSQL source of every registered table (registered by the server's own schema
     and table names), or None without a DSN."""
-    return None if dsn is None else PostgresqlSource(dsn, list(load_registrations()))
+    return None if dsn is None else PostgresqlSource.of_registrations(dsn, load_registrations(), slot)
 
 
 # The errors a user can cause, and their exit codes (DbtFailed carries dbt's own).

@@ -3,11 +3,13 @@ TABLE...` declares each table as the server describes it, so nobody types its co
 
 Each column gets the registered type of its PostgreSQL type (TYPES, numeric(p,s) as decimal(p,s));
 a type without one is named in the error, with its table, and nothing is written. The key is the
-primary key, or the columns of the replica identity index. A table under REPLICA IDENTITY FULL
-sends whole before images, so its CD keeps them (prefix X); under the default identity it gets
-none. Key updates are registered as delete/insert pairs. The new tables are appended to the
-declaration file as a source group of their own (the file's other lines stay as they are), the
-declaration is checked as `lakerep scaffold` checks it, and scaffold then writes their models.
+primary key, or under REPLICA IDENTITY USING INDEX the columns of that index: a deleted row's
+change carries those only. Generated columns are left out (the log never carries one). A table
+under REPLICA IDENTITY FULL sends whole before images, so its CD keeps them (prefix X); under the
+default identity it gets none. Key updates are registered as delete/insert pairs. The new tables
+are appended to the declaration file as a source group of their own (the file's other lines stay
+as they are), the declaration is checked as `lakerep scaffold` checks it, and scaffold then
+writes their models.
 """
 
 from __future__ import annotations
@@ -19,7 +21,14 @@ from pathlib import Path
 import yaml
 
 from lakerep.registrations import DECLARATION_PATH, RegistrationError, load_registrations
-from lakerep.sources.postgresql import SourceError, connect, describe_table, split_name
+from lakerep.sources.postgresql import (
+    SourceError,
+    connect,
+    describe_table,
+    generated_columns,
+    identity_columns,
+    split_name,
+)
 from lakerep.subscriptions import DECLARATION_PATH as SUBSCRIPTIONS_PATH
 from lakerep.subscriptions import SubscriptionError, load_members
 
@@ -154,19 +163,14 @@ def _subscriptions(
 
 def _table_entry(connection, schema: str, table: str) -> dict:
     oid, identity, _ = describe_table(connection, schema, table)
-    columns = connection.execute(
+    generated = generated_columns(connection, oid)
+    columns = [column for column in connection.execute(
         "select attname, format_type(atttypid, atttypmod) from pg_attribute "
         "where attrelid = %s and attnum > 0 and not attisdropped order by attnum",
         [oid],
-    ).fetchall()
-    keys = [row[0] for row in connection.execute(
-        "select a.attname from pg_index i join pg_attribute a "
-        "on a.attrelid = i.indrelid and a.attnum = any(i.indkey) "
-        "where i.indrelid = %s and (i.indisprimary or (i.indisreplident and not exists("
-        "select 1 from pg_index p where p.indrelid = i.indrelid and p.indisprimary))) "
-        "order by array_position(i.indkey::int2[], a.attnum)",
-        [oid],
-    ).fetchall()]  # fmt: skip
+    ).fetchall() if column[0] not in generated]  # fmt: skip
+    # The key a deleted row's change carries: its index's under USING INDEX, else the primary key
+    keys = list(identity_columns(connection, oid, "i" if identity == "i" else "d"))
     if not keys:
         raise SourceError(f"{schema}.{table} has no primary key: lakerep registers a table by its key")
     declared, unmapped = [], []
@@ -186,10 +190,12 @@ def _table_entry(connection, schema: str, table: str) -> dict:
         "ccd_complete": False,
         "disable_refresh": False,
     }
+    left_out = f" Generated, left out: {', '.join(sorted(generated))}." if generated else ""
     return {
         "schema": schema,
         "name": table,
-        "description": f"{schema}.{table} of the PostgreSQL source (lakerep register --from-postgresql).",
+        "description": f"{schema}.{table} of the PostgreSQL source (lakerep register --from-postgresql)."
+        + left_out,
         "config": {"meta": {"lakerep": registration}},
         "columns": declared,
         "unmapped": unmapped,

@@ -8,8 +8,12 @@ between reads the same transactions again; not_landed() drops those already land
 commit positions, which rise with every transaction the slot delivers.
 
 prepare() creates the publication and the slot on first use, after checking what the server
-needs: wal_level logical, a user with the REPLICATION privilege (or a superuser), and for every
-table, a replica identity that gives the key of an updated or deleted row.
+needs: PostgreSQL 15 or later, wal_level logical, a user with the REPLICATION privilege (or a
+superuser), and for every table, a replica identity that gives the key of an updated or deleted
+row; with the registrations, that each registered key is what the log carries for a deleted row,
+and that no registered column is generated (the log never carries one). The publication
+publishes a partitioned table's changes under its own name, not its partitions'. An error of the
+server after connecting is one SourceError line that says what to do, never a traceback.
 
 unload() reads a table consistently at one log position, for a refresh (SPEC §2.5, §5): a
 temporary slot exports the snapshot of its consistent point, so the rows read are exactly those
@@ -18,14 +22,20 @@ of the transactions that committed before that point, and the slot delivers ever
 
 from __future__ import annotations
 
+import contextlib
 import json
-from collections.abc import Iterable, Sequence
+import re
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from lakerep.sources.pgoutput import Decoder, format_lsn, parse_lsn
 
-DEFAULT_SLOT = "lakerep"
-DEFAULT_PUBLICATION = "lakerep"
+DEFAULT_SLOT = "lakerep"  # and the publication's name, unless named apart
+# Logical messages in the peek (an unload's synchpoint) came in 14, and CREATE_REPLICATION_SLOT's
+# option list, which unload() uses, in 15.
+MIN_SERVER_VERSION = 150000
+# The unload's temporary slot appends _unload_ and a process id to the name: PostgreSQL allows 63.
+SLOT_NAME = re.compile(r"[a-z0-9_]{1,40}")
 
 
 class SourceError(RuntimeError):
@@ -53,19 +63,46 @@ class SourceRead:
 
 
 class PostgresqlSource:
-    def __init__(self, dsn: str, tables: Sequence[str], slot: str = DEFAULT_SLOT,
-                 publication: str = DEFAULT_PUBLICATION) -> None:  # fmt: skip
+    """tables: schema.table names. registered (optional): name -> (columns, key columns) as
+    registered, which prepare() checks against what the server's log carries."""
+
+    def __init__(
+        self,
+        dsn: str,
+        tables: Sequence[str],
+        slot: str = DEFAULT_SLOT,
+        publication: str | None = None,
+        registered: Mapping[str, tuple[Sequence[str], Sequence[str]]] | None = None,
+    ) -> None:
+        if not SLOT_NAME.fullmatch(slot):
+            raise SourceError(
+                f"a slot name is lower-case letters, digits and _, at most 40 of them, not {slot!r}"
+            )
         self.dsn = dsn
         self.tables = [split_name(name) for name in tables]
         self.slot = slot
-        self.publication = publication
+        self.publication = publication or slot
+        self.registered = dict(registered or {})
+
+    @classmethod
+    def of_registrations(cls, dsn: str, registrations: Mapping, slot: str = DEFAULT_SLOT) -> PostgresqlSource:
+        """The source of every registration (lakerep.registrations.Registration by name)."""
+        return cls(dsn, list(registrations), slot=slot, registered={
+            name: (registration.column_names, registration.key_columns)
+            for name, registration in registrations.items()
+        })  # fmt: skip
 
     def _connect(self):
         return connect(self.dsn)
 
     def prepare(self) -> None:
         """Check the server and the tables, then create the publication and the slot if missing."""
-        with self._connect() as connection:
+        with self._connect() as connection, _answers("preparing the source", {
+            "42501": "create the publication as the tables' owner or a superuser "
+                     f"(CREATE PUBLICATION {_quote(self.publication)} FOR TABLE ...), or connect as one",
+            "53400": "raise max_replication_slots in postgresql.conf and restart the server, or drop a "
+                     "slot nobody reads (SELECT slot_name, active FROM pg_replication_slots)",
+        }):  # fmt: skip
             wal_level = connection.execute("show wal_level").fetchone()[0]
             if wal_level != "logical":
                 raise SourceError(
@@ -80,35 +117,72 @@ class PostgresqlSource:
                     f"the user {user} may not read a replication slot: ALTER ROLE {user} REPLICATION"
                 )
             for schema, table in self.tables:
-                self._check_identity(connection, schema, table)
+                self._check_table(connection, schema, table)
             self._ensure_publication(connection)
-            plugin = connection.execute(
-                "select plugin from pg_replication_slots where slot_name = %s", [self.slot]
+            slot = connection.execute(
+                "select slot_type, plugin, database from pg_replication_slots where slot_name = %s",
+                [self.slot],
             ).fetchone()
-            if plugin is None:
+            if slot is None:
                 connection.execute("select pg_create_logical_replication_slot(%s, 'pgoutput')", [self.slot])
-            elif plugin[0] != "pgoutput":
-                raise SourceError(
-                    f"the replication slot {self.slot} decodes with {plugin[0]}, not pgoutput: "
-                    "name another slot for lakerep"
-                )
+                return
+            slot_type, plugin, database = slot
+            here = connection.info.dbname
+            if slot_type != "logical":
+                problem = f"is a {slot_type} slot"
+            elif database != here:
+                problem = f"belongs to the database {database} of this server, not to {here}"
+            elif plugin != "pgoutput":
+                problem = f"decodes with {plugin}, not pgoutput"
+            else:
+                return
+            raise SourceError(f"the replication slot {self.slot} {problem}: name another slot (--slot)")
 
-    def _check_identity(self, connection, schema: str, table: str) -> None:
-        _, identity, has_primary_key = describe_table(connection, schema, table)
+    def _check_table(self, connection, schema: str, table: str) -> None:
+        """A key in every change the log carries, and the registered key and columns among them."""
+        oid, identity, has_primary_key = describe_table(connection, schema, table)
         if identity == "n" or (identity == "d" and not has_primary_key):
             raise SourceError(
                 f"{schema}.{table} has no replica identity, so its updates and deletes carry no key: "
                 f"add a primary key, or ALTER TABLE {schema}.{table} REPLICA IDENTITY FULL"
             )
+        if f"{schema}.{table}" not in self.registered:
+            return
+        columns, keys = self.registered[f"{schema}.{table}"]
+        generated = sorted(generated_columns(connection, oid) & set(columns))
+        if generated:
+            raise SourceError(
+                f"{schema}.{table}.{generated[0]} is a generated column, and the log never carries "
+                "one: leave it out of the registration"
+            )
+        carried = identity_columns(connection, oid, identity)
+        if carried is not None and not set(keys) <= set(carried):
+            index = "its primary key" if identity == "d" else "the index of its replica identity"
+            raise SourceError(
+                f"{schema}.{table} is registered by ({', '.join(keys)}), but its deletes carry "
+                f"{index} ({', '.join(carried)}) only: register it by those columns, or "
+                f"ALTER TABLE {schema}.{table} REPLICA IDENTITY FULL"
+            )
 
     def _ensure_publication(self, connection) -> None:
+        """The publication of the tables, publishing a partitioned table's changes as its own (its
+        partitions' names are not registered)."""
         names = ", ".join(f"{_quote(schema)}.{_quote(table)}" for schema, table in self.tables)
-        exists = connection.execute(
-            "select 1 from pg_publication where pubname = %s", [self.publication]
+        publication = _quote(self.publication)
+        found = connection.execute(
+            "select pubviaroot from pg_publication where pubname = %s", [self.publication]
         ).fetchone()
-        if exists is None:
-            connection.execute(f"create publication {_quote(self.publication)} for table {names}")
+        if found is None:
+            connection.execute(
+                f"create publication {publication} for table {names} with (publish_via_partition_root = true)"
+            )
             return
+        partitioned = connection.execute(
+            "select exists(select 1 from pg_class where oid = any(%s::regclass[]) and relkind = 'p')",
+            [[f"{_quote(schema)}.{_quote(table)}" for schema, table in self.tables]],
+        ).fetchone()[0]
+        if partitioned and not found[0]:  # a publication of an earlier lakerep
+            connection.execute(f"alter publication {publication} set (publish_via_partition_root = true)")
         published = set(
             connection.execute(
                 "select schemaname, tablename from pg_publication_tables where pubname = %s",
@@ -127,14 +201,19 @@ class PostgresqlSource:
         transaction past the unload, so Capture's synchpoint reaches it on an idle source."""
         decoder = Decoder()
         records: list[dict] = []
-        with self._connect() as connection:
+        with self._connect() as connection, _answers(f"reading the slot {self.slot}", {
+            "42704": f"the slot {self.slot} is gone, and with it the changes the lake has not read: "
+                     "refresh every member of this source (lakerep refresh --source)",
+            "55000": f"the slot {self.slot} was invalidated, and the changes the lake has not read are "
+                     f"gone: drop it (SELECT pg_drop_replication_slot('{self.slot}')), then refresh "
+                     "every member of this source (lakerep refresh --source)",
+        }):  # fmt: skip
             # The read covers the transactions that commit before the log's flushed end as it is
             # now: when none of them changed a registered table, the slot may move to that end.
             flushed = connection.execute("select pg_current_wal_flush_lsn()::text").fetchone()[0]
-            messages = ", 'messages', 'true'" if connection.info.server_version >= 140000 else ""
             rows = connection.execute(
                 "select lsn::text, data from pg_logical_slot_peek_binary_changes("
-                f"%s, %s::pg_lsn, %s, 'proto_version', '1', 'publication_names', %s{messages})",
+                "%s, %s::pg_lsn, %s, 'proto_version', '1', 'publication_names', %s, 'messages', 'true')",
                 [self.slot, flushed, max_changes, self.publication],
             )
             for lsn, data in rows:
@@ -143,7 +222,7 @@ class PostgresqlSource:
 
     def confirm(self, lsn: int) -> None:
         """Move the slot past what has landed: the server may then recycle that WAL."""
-        with self._connect() as connection:
+        with self._connect() as connection, _answers(f"confirming the slot {self.slot}"):
             connection.execute(
                 "select pg_replication_slot_advance(%s, %s::pg_lsn)", [self.slot, format_lsn(lsn)]
             )
@@ -161,16 +240,21 @@ class PostgresqlSource:
 
         schema, table = split_name(name)
         replication = _connect_for_replication(self.dsn)
-        with replication, self._connect() as reader:
-            describe_table(reader, schema, table)
+        with replication, self._connect() as reader, _answers(f"unloading {schema}.{table}", {
+            "42501": f"GRANT SELECT ON {schema}.{table} TO {reader.info.user}",
+            "53400": "raise max_replication_slots or max_wal_senders in postgresql.conf and restart "
+                     "the server: the unload needs a slot and a sender of its own for a moment",
+        }):  # fmt: skip
+            oid = describe_table(reader, schema, table)[0]
             slot = f"{self.slot}_unload_{replication.info.backend_pid}"
             consistent_point, snapshot = replication.execute(
                 f"CREATE_REPLICATION_SLOT {slot} TEMPORARY LOGICAL pgoutput (SNAPSHOT 'export')"
             ).fetchone()[1:3]
+            # Generated columns left out, as the log leaves them out of a change.
             described = reader.execute(
-                "select attname, atttypid from pg_attribute where attrelid = %s::regclass "
-                "and attnum > 0 and not attisdropped order by attnum",
-                [f"{_quote(schema)}.{_quote(table)}"],
+                "select attname, atttypid from pg_attribute where attrelid = %s "
+                "and attnum > 0 and not attisdropped and attgenerated = '' order by attnum",
+                [oid],
             ).fetchall()
             columns = [column for column, _ in described]
             listed = ", ".join(_quote(column) for column in columns)
@@ -226,14 +310,39 @@ def describe_table(connection, schema: str, table: str) -> tuple[int, str, bool]
     return found
 
 
+def identity_columns(connection, oid: int, identity: str) -> tuple[str, ...] | None:
+    """The columns a deleted row's change carries (of its primary key under the default replica
+    identity, of its index under USING INDEX), or None under FULL: every column."""
+    if identity == "f":
+        return None
+    chosen = "i.indisprimary" if identity == "d" else "i.indisreplident"
+    return tuple(row[0] for row in connection.execute(
+        "select a.attname from pg_index i join pg_attribute a "
+        "on a.attrelid = i.indrelid and a.attnum = any(i.indkey) "
+        f"where i.indrelid = %s and {chosen} order by array_position(i.indkey::int2[], a.attnum)",
+        [oid],
+    ).fetchall())  # fmt: skip
+
+
+def generated_columns(connection, oid: int) -> set[str]:
+    """The table's generated columns: pgoutput leaves them out of every change."""
+    return {row[0] for row in connection.execute(
+        "select attname from pg_attribute where attrelid = %s and attnum > 0 and not attisdropped "
+        "and attgenerated <> ''",
+        [oid],
+    ).fetchall()}  # fmt: skip
+
+
 def connect(dsn: str):
-    """A connection to the source in autocommit mode, or a SourceError saying why not."""
+    """A connection to the source in autocommit mode, or a SourceError saying why not. Text
+    comes as UTF-8 whatever the database's encoding (pgoutput's values too)."""
     import psycopg
 
     try:
-        return psycopg.connect(dsn, autocommit=True)
+        connection = psycopg.connect(dsn, autocommit=True, client_encoding="UTF8")
     except psycopg.OperationalError as error:
         raise SourceError(f"cannot connect to the PostgreSQL source: {error}".strip()) from error
+    return _recent_enough(connection)
 
 
 def _connect_for_replication(dsn: str):
@@ -241,10 +350,41 @@ def _connect_for_replication(dsn: str):
     import psycopg
 
     try:
-        return psycopg.connect(dsn, autocommit=True, replication="database")
+        connection = psycopg.connect(dsn, autocommit=True, replication="database", client_encoding="UTF8")
     except psycopg.OperationalError as error:
         raise SourceError(
             f"cannot open a replication connection to the PostgreSQL source: {error}".strip()
+        ) from error
+    return _recent_enough(connection)
+
+
+def _recent_enough(connection):
+    version = connection.info.server_version
+    if version < MIN_SERVER_VERSION:
+        connection.close()
+        raise SourceError(
+            f"the PostgreSQL source runs version {version // 10000}.{version % 10000}, and lakerep "
+            f"reads {MIN_SERVER_VERSION // 10000} or later: upgrade the server"
+        )
+    return connection
+
+
+@contextlib.contextmanager
+def _answers(doing: str, what_to_do: Mapping[str, str] | None = None) -> Iterator[None]:
+    """The server's errors while `doing` as one SourceError line: what it said, and what to do
+    (by SQLSTATE); a server that stopped answering has confirmed nothing, so a later run reads
+    the same changes again."""
+    import psycopg
+
+    try:
+        yield
+    except psycopg.Error as error:
+        said = (error.diag.message_primary or str(error) or type(error).__name__).strip().splitlines()[0]
+        advice = (what_to_do or {}).get(error.sqlstate or "")
+        if advice is None and isinstance(error, psycopg.OperationalError):
+            advice = "nothing past the lake's position was confirmed: run again once the server answers"
+        raise SourceError(
+            f"the PostgreSQL source failed while {doing}: {said}" + (f"; {advice}" if advice else "")
         ) from error
 
 

@@ -32,20 +32,23 @@ def _as_server_user(command: list[str]) -> list[str]:
 
 
 @contextlib.contextmanager
-def postgresql_server(wal_level: str = "logical"):
-    """A running server (its DSN as the superuser) and, on leaving, none."""
+def postgresql_server(wal_level: str = "logical", settings: dict[str, str] | None = None):
+    """A running server (its DSN as the superuser) and, on leaving, none; `settings` of
+    postgresql.conf over the tests' own."""
     binaries = server_binaries()
     data = Path(tempfile.mkdtemp(prefix="lakerep-pg-"))
     if os.geteuid() == 0:
         shutil.chown(data, "postgres", "postgres")
     port = free_port()
-    settings = (f"-c wal_level={wal_level} -c listen_addresses=127.0.0.1 -p {port} "
-                f"-c unix_socket_directories={data} -c fsync=off -c max_replication_slots=10")  # fmt: skip
+    chosen = {"wal_level": wal_level, "listen_addresses": "127.0.0.1", "port": str(port),
+              "unix_socket_directories": str(data), "fsync": "off", "max_replication_slots": "10",
+              **(settings or {})}  # fmt: skip
+    options = " ".join(f"-c {name}={value}" for name, value in chosen.items())
     try:
         subprocess.run(_as_server_user([str(binaries / "initdb"), "-D", str(data), "-U", SUPERUSER,
                                         "--auth=trust", "--encoding=UTF8", "--no-sync"]),
                        check=True, capture_output=True)  # fmt: skip
-        started = subprocess.run(_as_server_user([str(binaries / "pg_ctl"), "-D", str(data), "-o", settings,
+        started = subprocess.run(_as_server_user([str(binaries / "pg_ctl"), "-D", str(data), "-o", options,
                                                   "-l", str(data / "server.log"), "-w", "start"]),
                                  capture_output=True, text=True)  # fmt: skip
         dsn = f"postgresql://{SUPERUSER}@127.0.0.1:{port}/postgres"
@@ -95,3 +98,12 @@ def serving(schema: str):
         with psycopg.connect(dsn, autocommit=True) as connection:
             connection.execute(schema)
         yield dsn
+
+
+def execute(dsn: str, *statements: str) -> None:
+    """The statements in one transaction."""
+    import psycopg
+
+    with psycopg.connect(dsn) as connection:
+        for statement in statements:
+            connection.execute(statement)

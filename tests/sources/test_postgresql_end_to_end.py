@@ -19,7 +19,7 @@ from pathlib import Path
 import psycopg
 import pytest
 from psycopg.conninfo import conninfo_to_dict
-from sources.postgresql_server import postgresql_server, server_binaries
+from sources.postgresql_server import execute, postgresql_server, server_binaries
 
 pytestmark = pytest.mark.spark
 
@@ -67,12 +67,6 @@ def pgbench(dsn: str, *arguments: str) -> None:
 def traffic(dsn: str, script: Path, transactions: int) -> None:
     """pgbench's transactions from two clients at once: their commits interleave."""
     pgbench(dsn, "-n", "-c", "2", "-t", str(transactions), "-f", str(script))
-
-
-def execute(dsn: str, *statements: str) -> None:
-    with psycopg.connect(dsn) as connection:
-        for statement in statements:
-            connection.execute(statement)
 
 
 def in_project(project: Path, *arguments: str, check: bool = True) -> subprocess.CompletedProcess:

@@ -11,7 +11,7 @@ import json
 import psycopg
 import pytest
 from psycopg.types.string import TextLoader
-from sources.postgresql_server import postgresql_server, serving
+from sources.postgresql_server import execute, postgresql_server, serving
 
 from lakerep.sources.pgoutput import DecodingError
 from lakerep.sources.postgresql import PostgresqlSource, SourceError, not_landed
@@ -35,12 +35,6 @@ SCHEMA = """
 def server():
     with serving(SCHEMA) as dsn:
         yield dsn
-
-
-def execute(dsn: str, *statements: str) -> None:
-    with psycopg.connect(dsn) as connection:  # one transaction
-        for statement in statements:
-            connection.execute(statement)
 
 
 def replay(records: list[dict], table: str, rows: dict[tuple, dict] | None = None) -> dict[tuple, dict]:

@@ -16,7 +16,7 @@ from lakerep.cli import EXIT_USER_ERROR, main
 from lakerep.registrations import DECLARATION_PATH, ccd_model_name, cd_model_name, load_registrations
 from lakerep.scaffold import scaffold
 from lakerep.sources.catalog import register_from_postgresql
-from lakerep.sources.postgresql import SourceError
+from lakerep.sources.postgresql import PostgresqlSource, SourceError
 from lakerep.subscriptions import DECLARATION_PATH as SUBSCRIPTIONS_PATH
 from lakerep.subscriptions import load_members
 
@@ -33,6 +33,10 @@ SCHEMA = """
     alter table shop.by_index replica identity using index by_index_code;
     create table shop.blobs (id int primary key, data bytea, span interval, huge numeric);
     create table shop.no_key (v text);
+    create table shop.priced (id int primary key, qty int, twice int generated always as (qty * 2) stored);
+    create table shop.coded (id int primary key, code text not null, v text);
+    create unique index coded_code on shop.coded (code);
+    alter table shop.coded replica identity using index coded_code;
 """
 
 
@@ -57,7 +61,7 @@ def project(tmp_path: Path) -> Path:
 
 def test_tables_are_registered_as_the_catalog_describes_them(server, project):
     before = (project / DECLARATION_PATH).read_text(encoding="utf-8")
-    names = ["shop.items", "shop.pairs", "shop.full_rows", "shop.by_index"]
+    names = ["shop.items", "shop.pairs", "shop.full_rows", "shop.by_index", "shop.priced", "shop.coded"]
     assert register_from_postgresql(server, names, project) == names
     registrations = load_registrations(project / DECLARATION_PATH)
     items = registrations["shop.items"]
@@ -71,6 +75,13 @@ def test_tables_are_registered_as_the_catalog_describes_them(server, project):
     assert registrations["shop.pairs"].key_columns == ("b", "a")  # the primary key's order
     assert registrations["shop.full_rows"].before_image_prefix == "X"  # whole before images
     assert registrations["shop.by_index"].key_columns == ("code",)  # the replica identity index
+    # what a deleted row's change carries: the replica identity index, not the primary key
+    assert registrations["shop.coded"].key_columns == ("code",)
+    assert registrations["shop.priced"].column_names == ("id", "qty")  # never in the log: left out
+    # and the source accepts what the catalog registered: keys and columns the log carries
+    PostgresqlSource.of_registrations(
+        server, {name: registrations[name] for name in names}, "lakerep_cat"
+    ).prepare()
     text = (project / DECLARATION_PATH).read_text(encoding="utf-8")
     assert text.startswith(before.rstrip("\n")), "the declaration's other lines stay as they were"
     assert set(load_registrations()) < set(registrations)  # the demo's tables are still there
