@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -33,9 +34,12 @@ _LANDED_COLUMNS = {"landing_batch", "landed_at"}
 
 @dataclass(frozen=True)
 class LandFile:
+    """A file checked line by line: its content's hash and line count, not its lines (a file of
+    any size lands in bounded memory: the landing reads it again, line by line)."""
+
     path: Path
     sha256: str
-    lines: tuple[str, ...]
+    line_count: int
 
     @property
     def name(self) -> str:
@@ -72,31 +76,16 @@ def land_files(paths: list[Path], file_format: str) -> list[str]:
         )
     what = "events" if file_format == "debezium" else "log records"
     return [
-        *(f"{f.path}: {len(f.lines):,} lines" for f in files),
+        *(f"{f.path}: {f.line_count:,} lines" for f in files),
         f"landed {count:,} {what} from {len(files)} files as landing batch {batch}",
     ]
 
 
 def read_file(path: Path, file_format: str) -> LandFile:
-    """The file's lines, each checked to be JSON (a Debezium event value: an object, or null for
-    a tombstone; a canonical record: an object). ValueError names the file and line."""
-    try:
-        content = path.read_bytes()
-    except OSError as error:
-        raise ValueError(f"{path}: cannot read it: {error.strerror}") from None
-    lines = content.split(b"\n")
-    if lines and lines[-1] == b"":
-        lines.pop()  # the line break that ends the last line
-    if not lines:
-        raise ValueError(f"{path}: the file is empty, nothing to land")
-    texts = []
-    for number, raw in enumerate(lines, start=1):
-        try:
-            text = raw.decode("utf-8").removesuffix("\r")
-        except UnicodeDecodeError:
-            raise ValueError(f"{path}, line {number}: not UTF-8") from None
-        if not text.strip():
-            raise ValueError(f"{path}, line {number}: an empty line (one JSON value per line)")
+    """The file checked, line by line: each line JSON (a Debezium event value: an object, or null
+    for a tombstone; a canonical record: an object). ValueError names the file and line."""
+    digest, count = hashlib.sha256(), 0
+    for number, text in _numbered_lines(path, digest):
         try:
             value = json.loads(text)
         except json.JSONDecodeError as error:
@@ -107,8 +96,38 @@ def read_file(path: Path, file_format: str) -> LandFile:
             raise ValueError(
                 f"{path}, line {number}: not a Debezium event (a JSON object, or null for a tombstone)"
             )
-        texts.append(text)
-    return LandFile(path, hashlib.sha256(content).hexdigest(), tuple(texts))
+        count = number
+    if count == 0:
+        raise ValueError(f"{path}: the file is empty, nothing to land")
+    return LandFile(path, digest.hexdigest(), count)
+
+
+def _numbered_lines(path: Path, digest) -> Iterator[tuple[int, str]]:
+    """The file's lines (numbered from 1, without their line breaks), feeding `digest` the
+    bytes as they are read. ValueError for a line that is not UTF-8 or is empty."""
+    try:
+        handle = path.open("rb")
+    except OSError as error:
+        raise ValueError(f"{path}: cannot read it: {error.strerror}") from None
+    with handle:
+        for number, raw in enumerate(handle, start=1):
+            digest.update(raw)
+            try:
+                text = raw.removesuffix(b"\n").decode("utf-8").removesuffix("\r")
+            except UnicodeDecodeError:
+                raise ValueError(f"{path}, line {number}: not UTF-8") from None
+            if not text.strip():
+                raise ValueError(f"{path}, line {number}: an empty line (one JSON value per line)")
+            yield number, text
+
+
+def checked_lines(f: LandFile) -> Iterator[tuple[int, str]]:
+    """The checked file's lines again, for the landing; ValueError (and nothing lands) when the
+    file changed since it was checked."""
+    digest = hashlib.sha256()
+    yield from _numbered_lines(f.path, digest)
+    if digest.hexdigest() != f.sha256:
+        raise ValueError(f"{f.path}: changed while it was landed; nothing landed, land it again")
 
 
 def _refuse_repeats(files: list[LandFile]) -> None:
@@ -149,21 +168,20 @@ def _file_record(f: LandFile, file_format: str) -> dict:
         "file_name": f.name,
         "file_sha256": f.sha256,
         "file_format": file_format,
-        "line_count": len(f.lines),
+        "line_count": f.line_count,
     }
 
 
-def _debezium_rows(files: list[LandFile]):
+def _debezium_rows(files: list[LandFile]) -> Iterator[dict]:
     for f in files:
-        for number, text in enumerate(f.lines, start=1):
+        for number, text in checked_lines(f):
             yield {"event_value": text, "landed_file": f.name, "landed_line": number}
 
 
-def _canonical_rows(files: list[LandFile], columns: list[str]) -> list[dict]:
+def _canonical_rows(files: list[LandFile], columns: list[str]) -> Iterator[dict]:
     """The records, checked against source_log's columns (text or null, no other name)."""
-    rows = []
     for f in files:
-        for number, text in enumerate(f.lines, start=1):
+        for number, text in checked_lines(f):
             record = json.loads(text)
             unknown = sorted(set(record) - set(columns))
             if unknown:
@@ -173,5 +191,4 @@ def _canonical_rows(files: list[LandFile], columns: list[str]) -> list[dict]:
             )
             if wrong:
                 raise ValueError(f"{f.path}, line {number}: {', '.join(wrong)} must be text or null")
-            rows.append(record)
-    return rows
+            yield record

@@ -103,12 +103,16 @@ def _read_json_lines_through_a_file(spark, row_schema, lines: Iterator[str]):
     with tempfile.NamedTemporaryFile(
         "w", encoding="utf-8", suffix=".jsonl", dir=directory, delete=False
     ) as handle:
-        count = 0
-        for line in lines:
-            handle.write(line)
-            handle.write("\n")
-            count += 1
         path = handle.name
+        count = 0
+        try:  # the lines may come from a source as it is read, and stop with its error
+            for line in lines:
+                handle.write(line)
+                handle.write("\n")
+                count += 1
+        except BaseException:
+            os.unlink(path)
+            raise
     try:
         yield spark.read.schema(row_schema).option("mode", "FAILFAST").json(path), count
     finally:

@@ -45,16 +45,16 @@ class _Transaction:
     commit_lsn: int
     commit_time: datetime
     xid: int
-    changes: list[dict] = field(default_factory=list)
     rows_at_lsn: dict[int, int] = field(default_factory=dict)
 
 
 class Decoder:
     """Turns pgoutput messages, in the order the slot gives them, into log records.
 
-    feed(lsn, message) returns the records of a transaction when its commit arrives (an empty
-    list otherwise), with the LSN just past that commit, which is where the slot may be
-    confirmed once they have landed.
+    feed(lsn, message) returns the records a message makes: a change's record as it arrives (the
+    BEGIN gave its transaction's commit position and time), the commit record at the commit, which
+    also sets end_lsn, the LSN just past that commit: where the slot may be confirmed once the
+    records have landed. A transaction of a million rows is never held whole.
     """
 
     def __init__(self) -> None:
@@ -79,8 +79,7 @@ class Decoder:
         if transaction is None:
             raise DecodingError(f"message {kind!r} at {format_lsn(lsn)} outside a transaction")
         if kind in {"I", "U", "D"}:
-            transaction.changes.append(self._change(kind, lsn, reader, transaction))
-            return []
+            return [self._change(kind, lsn, reader, transaction)]
         if kind == "T":
             count = reader.int32()
             reader.int8()  # options: CASCADE, RESTART IDENTITY
@@ -93,10 +92,9 @@ class Decoder:
         if kind == "C":
             reader.byte()  # flags, unused
             commit_lsn, end_lsn = reader.int64(), reader.int64()
-            records = [*transaction.changes, self._commit(commit_lsn, transaction)]
             self._transaction = None
             self.end_lsn = end_lsn
-            return records
+            return [self._commit(commit_lsn, transaction)]
         raise DecodingError(f"unknown pgoutput message {kind!r} at {format_lsn(lsn)}")
 
     def _relation(self, reader: _Reader) -> None:

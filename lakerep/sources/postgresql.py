@@ -62,6 +62,31 @@ class SourceRead:
     confirm_lsn: int | None
 
 
+FETCH_ROWS = 1000  # the slot's messages a read holds at a time
+
+
+class SourceStream:
+    """The records of a read as they are decoded (records, iterated once), and, once they have
+    all been taken, the position to confirm (as SourceRead's)."""
+
+    def __init__(self, cursor, flushed: int) -> None:
+        self._cursor = cursor
+        self._flushed = flushed
+        self._decoder = Decoder()
+        self._count = 0
+
+    @property
+    def records(self) -> Iterator[dict]:
+        for lsn, data in self._cursor:
+            for record in self._decoder.feed(parse_lsn(lsn), data):
+                self._count += 1
+                yield record
+
+    @property
+    def confirm_lsn(self) -> int:
+        return self._decoder.end_lsn if self._count else self._flushed
+
+
 class PostgresqlSource:
     """tables: schema.table names. registered (optional): name -> (columns, key columns) as
     registered, which prepare() checks against what the server's log carries."""
@@ -197,10 +222,18 @@ class PostgresqlSource:
     def read(self, max_changes: int | None = None) -> SourceRead:
         """The whole transactions past the slot's confirmed position, without moving it; with
         max_changes, decoding stops after the transaction that reaches that many messages.
-        Logical messages come too (PostgreSQL 14 and later): the one unload() writes commits a
-        transaction past the unload, so Capture's synchpoint reaches it on an idle source."""
-        decoder = Decoder()
-        records: list[dict] = []
+        Logical messages come too: the one unload() writes commits a transaction past the
+        unload, so Capture's synchpoint reaches it on an idle source. Held in memory: a runner
+        lands through stream() instead."""
+        with self.stream(max_changes) as stream:
+            records = list(stream.records)
+        return SourceRead(records, stream.confirm_lsn)
+
+    @contextlib.contextmanager
+    def stream(self, max_changes: int | None = None, fetch_rows: int = FETCH_ROWS) -> Iterator[SourceStream]:
+        """read()'s records one at a time, through a server-side cursor that fetches fetch_rows
+        of the slot's messages at a time: a backlog or one transaction of a million rows passes
+        through in bounded memory. The slot is busy until the block ends: confirm after it."""
         with self._connect() as connection, _answers(f"reading the slot {self.slot}", {
             "42704": f"the slot {self.slot} is gone, and with it the changes the lake has not read: "
                      "refresh every member of this source (lakerep refresh --source)",
@@ -211,14 +244,14 @@ class PostgresqlSource:
             # The read covers the transactions that commit before the log's flushed end as it is
             # now: when none of them changed a registered table, the slot may move to that end.
             flushed = connection.execute("select pg_current_wal_flush_lsn()::text").fetchone()[0]
-            rows = connection.execute(
-                "select lsn::text, data from pg_logical_slot_peek_binary_changes("
-                "%s, %s::pg_lsn, %s, 'proto_version', '1', 'publication_names', %s, 'messages', 'true')",
-                [self.slot, flushed, max_changes, self.publication],
-            )
-            for lsn, data in rows:
-                records.extend(decoder.feed(parse_lsn(lsn), data))
-        return SourceRead(records, decoder.end_lsn if records else parse_lsn(flushed))
+            with connection.transaction(), connection.cursor(name="lakerep_peek") as cursor:
+                cursor.itersize = fetch_rows
+                cursor.execute(
+                    "select lsn::text, data from pg_logical_slot_peek_binary_changes(%s, %s::pg_lsn, %s, "
+                    "'proto_version', '1', 'publication_names', %s, 'messages', 'true')",
+                    [self.slot, flushed, max_changes, self.publication],
+                )
+                yield SourceStream(cursor, parse_lsn(flushed))
 
     def confirm(self, lsn: int) -> None:
         """Move the slot past what has landed: the server may then recycle that WAL."""
@@ -286,13 +319,14 @@ def unload_position(consistent_point: int) -> str:
     return f"{consistent_point - 1:016X}FFFF"
 
 
-def not_landed(records: Iterable[dict], highest_landed_commit: str | None) -> list[dict]:
+def not_landed(records: Iterable[dict], highest_landed_commit: str | None) -> Iterator[dict]:
     """The records of the transactions that commit above highest_landed_commit (a position):
     what a read after a crash between landing and confirming brings again is left out."""
-    records = list(records)
-    if highest_landed_commit is None:
-        return records
-    return [record for record in records if record["uow_id"] > highest_landed_commit]
+    return (
+        record
+        for record in records
+        if highest_landed_commit is None or record["uow_id"] > highest_landed_commit
+    )
 
 
 def describe_table(connection, schema: str, table: str) -> tuple[int, str, bool]:

@@ -8,7 +8,7 @@ import pytest
 from click.testing import CliRunner
 
 from lakerep.cli import EXIT_USER_ERROR, main
-from lakerep.land_files import read_file
+from lakerep.land_files import checked_lines, read_file
 
 EVENT = '{"before": null, "after": {"id": 1}, "op": "c"}'
 
@@ -45,8 +45,31 @@ def test_tombstones_and_crlf_line_ends_are_read(tmp_path):
     path = tmp_path / "events.jsonl"
     path.write_bytes(f"{EVENT}\r\nnull\r\n{EVENT}".encode())
     landed = read_file(path, "debezium")
-    assert landed.lines == (EVENT, "null", EVENT)
-    assert len(landed.sha256) == 64
+    assert [text for _, text in checked_lines(landed)] == [EVENT, "null", EVENT]
+    assert len(landed.sha256) == 64 and landed.line_count == 3
+
+
+def test_a_large_file_is_checked_in_bounded_memory_and_a_changed_one_refused(tmp_path):
+    import tracemalloc
+
+    path = tmp_path / "events.jsonl"
+    with path.open("w", encoding="utf-8") as handle:
+        for number in range(100_000):
+            handle.write(EVENT.replace('"id": 1', f'"id": {number}, "pad": "{"x" * 200}"') + "\n")
+    tracemalloc.start()
+    try:
+        checked = read_file(path, "debezium")
+        landed = sum(1 for _ in checked_lines(checked))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert checked.line_count == landed == 100_000
+    assert peak < path.stat().st_size // 10, (peak, path.stat().st_size)
+
+    with path.open("a", encoding="utf-8") as handle:  # grown after it was checked
+        handle.write(EVENT + "\n")
+    with pytest.raises(ValueError, match=r"changed while it was landed; nothing landed"):
+        list(checked_lines(checked))
 
 
 def test_the_same_file_twice_in_one_call_is_refused(lake_home, tmp_path):

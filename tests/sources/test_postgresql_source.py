@@ -27,6 +27,7 @@ SCHEMA = """
     create table shop.docs_full (doc_id int primary key, title text, body text);
     alter table shop.docs_full replica identity full;
     create table shop.stock (sku text primary key, on_hand int, counted_at timestamp, bin char(4));
+    create table shop.big (id int primary key, v text);
     create role reader login;
 """
 
@@ -123,7 +124,7 @@ def test_the_records_read_replay_to_the_servers_tables(server):
     assert replay(first.records + second.records, "orders") == server_rows(server, "orders")
     # a crash between landing and confirming reads the second transaction again
     highest_landed = max(r["log_position"] for r in first.records if r["record_type"] == "C")
-    assert not_landed(first.records + second.records, highest_landed) == second.records
+    assert list(not_landed(first.records + second.records, highest_landed)) == second.records
     source.confirm(second.confirm_lsn)
 
     execute(server, "insert into shop.orders values (8, 'A', 1, now(), null)")
@@ -256,3 +257,38 @@ def test_the_slot_moves_past_transactions_of_tables_not_registered(server):
 
     execute(server, "insert into shop.lines values (77, 1, 7)")  # the next change is still read
     assert [record["record_type"] for record in source.read().records] == ["I", "C"]
+
+
+def test_a_large_transaction_passes_through_in_bounded_memory(server):
+    """A backlog, or one transaction of many rows, is never held whole: the records stream from a
+    server-side cursor (a few of the slot's messages at a time) into the landing."""
+    import tracemalloc
+
+    source = PostgresqlSource(server, ["shop.big"], slot="lakerep_big", publication="lakerep_big")
+    source.prepare()
+    rows = 50_000
+    execute(server, f"insert into shop.big select g, repeat('x', 200) from generate_series(1, {rows}) g")
+
+    def peak_and_records(take) -> tuple[int, object]:
+        tracemalloc.start()
+        try:
+            taken = take()
+            return tracemalloc.get_traced_memory()[1], taken
+        finally:
+            tracemalloc.stop()
+
+    def stream_through() -> tuple[int, list[str], str | None]:
+        count, last_type, positions = 0, None, []
+        with source.stream(fetch_rows=1000) as stream:
+            for record in stream.records:
+                count += 1
+                last_type = record["record_type"]
+                if count % 10_000 == 1:
+                    positions.append(record["log_position"])
+        return count, positions, last_type, stream.confirm_lsn
+
+    streamed_peak, (count, positions, last_type, confirm_lsn) = peak_and_records(stream_through)
+    held_peak, held = peak_and_records(source.read)
+    assert count == rows + 1 and last_type == "C" and positions == sorted(positions)
+    assert confirm_lsn == held.confirm_lsn and len(held.records) == rows + 1
+    assert streamed_peak < 16 << 20 and streamed_peak * 5 < held_peak, (streamed_peak, held_peak)
