@@ -73,18 +73,18 @@ class SourceStream:
         self._cursor = cursor
         self._flushed = flushed
         self._decoder = Decoder()
-        self._count = 0
+        self.taken = 0  # the records taken so far
 
     @property
     def records(self) -> Iterator[dict]:
         for lsn, data in self._cursor:
             for record in self._decoder.feed(parse_lsn(lsn), data):
-                self._count += 1
+                self.taken += 1
                 yield record
 
     @property
     def confirm_lsn(self) -> int:
-        return self._decoder.end_lsn if self._count else self._flushed
+        return self._decoder.end_lsn if self.taken else self._flushed
 
 
 class PostgresqlSource:

@@ -15,6 +15,7 @@ Steps (every subscription member, every registered table of the source):
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 
@@ -32,10 +33,11 @@ def main(dsn: str, steps: list[str]) -> None:
     class KilledBeforeConfirming(PostgresqlSource):
         records_read = 0
 
-        def read(self, max_changes: int | None = None):
-            read = super().read(max_changes)
-            self.records_read = len(read.records)
-            return read
+        @contextlib.contextmanager
+        def stream(self, *args, **kwargs):  # the runner lands what it streams
+            with super().stream(*args, **kwargs) as stream:
+                yield stream
+            self.records_read = stream.taken
 
         def confirm(self, lsn: int) -> None:  # the runner lands what it read, then confirms
             print(f"killed before confirming {self.records_read} records read", flush=True)
