@@ -164,16 +164,18 @@ def prune(retention_limit: int | None = None) -> list[str]:
     if pruned_at is None or pruned_at == before:
         return ["nothing pruned: Capture has not reached a synchpoint yet"]
     rows = spark.sql(
-        f"select table_owner, table_name, prune_limit, rows_deleted, cd_old_synchpoint from {table} "
-        f"where pruned_at = (select max(pruned_at) from {table}) order by table_owner, table_name"
+        f"select pruned_kind, source_owner, source_table, prune_limit, rows_deleted, cd_old_synchpoint "
+        f"from {table} where pruned_at = (select max(pruned_at) from {table}) "
+        "order by pruned_kind, source_owner, source_table"
     ).collect()
     lines = [
-        f"{row.table_owner}.{row.table_name}: {row.rows_deleted:,} rows pruned (limit {row.prune_limit}"
+        (f"CD rows of {row.source_owner}.{row.source_table}" if row.pruned_kind == "CD" else "UOW rows")
+        + f": {row.rows_deleted:,} rows pruned (limit {row.prune_limit}"
         + (f", CD_OLD_SYNCHPOINT {row.cd_old_synchpoint})" if row.cd_old_synchpoint else ")")
         for row in rows
     ]
     total = sum(row.rows_deleted for row in rows)
-    return [*lines, f"pruned {total:,} rows from {len(rows)} CD and UOW tables"]
+    return [*lines, f"pruned {total:,} CD and UOW rows"]
 
 
 @dataclass(frozen=True)
@@ -203,7 +205,7 @@ def diff(target_tables: list[str], at: str | None = None, limit: int = 10) -> Di
     with critical_section(home):  # not in the middle of a cycle
         # Unloads landed since the last cycle are judged first (a small query when none did):
         # the diff compares against valid ones only, and staging judges each once.
-        dbt.invoke(["run", "--select", "+stg_source_snapshot_checked"], quiet=True)
+        dbt.invoke(["run", "--select", "+int_snapshot_rows_judged"], quiet=True)
         messages = dbt.run_operation("lakerep_diff", arguments).messages
     results = [message for message in messages if message.startswith(_DIFF_RESULT)]
     if len(results) != 1:

@@ -249,7 +249,8 @@ def _idle_cases(spark, run_vars: dict) -> Iterator[CaseFigures]:
     cycle through dbt (what a plain `dbt run` with nothing new costs)."""
     started = time.perf_counter()
     last_read = spark.sql(
-        f"select coalesce(max(up_to_batch), 0) from {relation_name('capture_cycles')}"
+        f"select coalesce(max(up_to_batch), 0) from {relation_name('capture_cycles')} "
+        "where record_kind = 'cycle'"
     ).collect()[0][0]
     last = CycleReport(0, "bench", False, 0, 0, 0, None, None, up_to_batch=last_read)
     if not cycle_is_idle(last, highest_landed_batch(spark)):

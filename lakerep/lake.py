@@ -28,14 +28,16 @@ def lake_session():
     """This process's SparkSession, with the landing tables in place.
 
     dbt's session method starts the session from the `local` profile (the one place Spark is
-    configured); the first call has dbt create the landing tables, which starts it.
+    configured); the first call has dbt create the landing tables, which starts it, and refuse a
+    lake that an earlier layout built (OperationRejected, one line).
     """
     global _landing_tables_ready
     from pyspark.sql import SparkSession
 
     if not _landing_tables_ready:
         lake_home()
-        dbt.invoke(["run-operation", "lakerep_create_landing_tables"], quiet=True)
+        # A lake of an earlier layout is refused here, with the macro's line (OperationRejected).
+        dbt.run_operation("lakerep_create_landing_tables", {})
         _landing_tables_ready = True
     return SparkSession.builder.getOrCreate()
 

@@ -41,15 +41,15 @@ _TYPE_RULE = (
     f"or decimal(p,s) with 1 <= p <= {MAX_DECIMAL_PRECISION} and 0 <= s <= p"
 )
 # Column names the generated models use beside the registered columns (lower case): those of
-# their contracts (lakerep/scaffold.py) and those the model macros add to rows that also hold
-# the registered columns (change_rank, copy_rank: lakerep_ccd_model; change_order to mitigated:
-# lakerep_apply_changes_model). A registered column of that name would be ambiguous in their SQL.
+# their contracts (lakerep/scaffold.py) and those the macros add to rows that also hold the
+# registered columns (lakerep_member_changes, the target's lakerep_deletes_key). A registered
+# column of that name would be ambiguous in their SQL.
 RESERVED_COLUMN_PREFIX = "ibmsnap_"
 RESERVED_COLUMNS = frozenset(
     {
         "landing_batch", "apply_cycle", "row_action", "first_operation", "change_count", "reworked",
         "operational_error", "first_change", "change_rank", "copy_rank", "change_order", "first_commitseq",
-        "existed", "conflicts", "mitigated",
+        "existed", "conflicts", "mitigated", "lakerep_deletes_key",
     }
 )  # fmt: skip
 _RESERVED_TEXT = ", ".join(["IBMSNAP_*", *sorted(RESERVED_COLUMNS)])

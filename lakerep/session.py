@@ -6,7 +6,7 @@ prunes (var lakerep_prune, SPEC §6), and a cycle every TEST_INTERVAL also runs 
 `build` cycle; the others are `dbt run`, models only), a run's first cycle too unless the run
 carries on the lake's schedule (lakerep.data_test_schedule). Which tokens each
 source restarts from, whether a warm start turns cold or is refused, and whether a cut-off cycle
-is finished first, are SQL (restart_decisions, capture_window).
+is finished first, are SQL (restart_decisions, capture_window, lakerep_cycle_opener_sql).
 """
 
 from __future__ import annotations
@@ -21,7 +21,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from lakerep import data_test_schedule, dbt, landing
+from lakerep import data_test_schedule, dbt, declared_views, landing
+from lakerep.declared_views import DECLARED_VIEWS
 from lakerep.lake import lake_home, lake_session
 from lakerep.locks import critical_section, locks_in_lake, session_lock
 from lakerep.pipeline import APPLY_MODELS
@@ -164,7 +165,7 @@ def run_session(
             reports: list[CycleReport] = []
             last_prune = time.monotonic()
             # what the record of passed data tests is kept for: only a build session has one
-            fingerprint = data_test_schedule.project_fingerprint() if start.dbt_command == "build" else ""
+            fingerprint = data_test_schedule.project_fingerprint()
             last_test = _data_tests_carried_over(home, start, fingerprint)  # None: the first cycle tests
             while True:
                 if start.source is not None:
@@ -186,6 +187,8 @@ def run_session(
                     if test:
                         last_test = time.monotonic()
                     report = _dbt_cycle(home, start, {**run_vars, "lakerep_prune": prune}, test, fingerprint)
+                    if _completed_no_cycle(report, reports):
+                        report = idle_cycle(report)
                     if start.dbt_command == "build" and _left_untested(
                         report, reports, run_vars["lakerep_run_id"]
                     ):
@@ -210,12 +213,17 @@ def run_session(
 def _dbt_cycle(home: Path, start: SessionStart, run_vars: dict, test: bool, fingerprint: str) -> CycleReport:
     """A cycle that runs dbt. One with the data tests (a `build`) removes the lake's record of
     when they last passed before it starts (lakerep.data_test_schedule), so a test cycle that
-    fails or is cut off leaves none; a whole session's writes it once its tests have passed."""
-    args = dbt_args(start, test)
+    fails or is cut off leaves none; a whole session's writes it once its tests have passed. The
+    declared views are built by the first cycle after the project changed and by every cycle
+    with data tests (lakerep.declared_views), and left out of the others."""
+    views = (start.dbt_command == "build" and test) or not declared_views.built(home, fingerprint)
+    args = dbt_args(start, test, views=views)
     build = args[0] == "build"
     if build:
         data_test_schedule.forget(home)
     report = replace(_cycle(home, run_vars, args), data_tests=build)
+    if views and not start.capture_only:
+        declared_views.remember(home, fingerprint)
     if build and not start.capture_only:  # a capture-only build leaves Apply's tests out
         data_test_schedule.remember(
             home,
@@ -300,7 +308,8 @@ def _data_tests_carried_over(home: Path, start: SessionStart, fingerprint: str) 
 
 def _capture_cycle_in_lake(run_id: str, cycle_number: int) -> bool:
     """Whether the lake holds capture cycle `cycle_number` of run `run_id` (a valid run id)."""
-    return _lake_has_rows("capture_cycles", f"run_id = '{run_id}' and cycle_number = {int(cycle_number)}")
+    cycle = f"record_kind = 'cycle' and run_id = '{run_id}' and cycle_number = {int(cycle_number)}"
+    return _lake_has_rows("capture_cycles", cycle)
 
 
 def cycle_is_idle(last: CycleReport, highest_landed: int) -> bool:
@@ -314,6 +323,14 @@ def cycle_is_idle(last: CycleReport, highest_landed: int) -> bool:
 
 def _nothing_landed_since(last: CycleReport) -> bool:
     return cycle_is_idle(last, highest_landed_batch(lake_session()))
+
+
+def _completed_no_cycle(report: CycleReport, before: list[CycleReport]) -> bool:
+    """Whether the cycle dbt just ran completed none (nothing landed: it commits to no table, ADR
+    0011), so that its report, the lake's last cycle, is the previous report's cycle again. After
+    a cycle that finished one cut off, that cycle is an earlier run's: taken for another recovery,
+    the run would go on finishing it for ever."""
+    return bool(before) and report.cycle_number == before[-1].cycle_number
 
 
 def idle_cycle(last: CycleReport) -> CycleReport:
@@ -336,15 +353,17 @@ def highest_landed_batch(spark) -> int:
     return landing.next_landing_batch(spark) - 1
 
 
-def dbt_args(start: SessionStart, with_tests: bool) -> list[str]:
+def dbt_args(start: SessionStart, with_tests: bool, *, views: bool = True) -> list[str]:
     """The dbt command of a cycle. Unit tests are for development and CI, never part of a
     production cycle (SPEC §9): a `build` session's cycle with its data tests due is
-    `dbt build` of the models and their data tests; its other cycles are `dbt run`."""
+    `dbt build` of the models and their data tests; its other cycles are `dbt run`. Without
+    `views`, the views built with the declarations are left out (lakerep.declared_views)."""
     build = start.dbt_command == "build" and with_tests
+    excluded = [*([APPLY_MODELS] if start.capture_only else []), *([] if views else [DECLARED_VIEWS])]
     return [
         "build" if build else "run",
         *(["--exclude-resource-type", "unit_test"] if build else []),
-        *(["--exclude", APPLY_MODELS] if start.capture_only else []),
+        *(["--exclude", *excluded] if excluded else []),
     ]
 
 
@@ -359,8 +378,12 @@ def _cycle(home: Path, run_vars: dict, dbt_args: list[str]) -> CycleReport:
             raise StartRefused(refusal)
         outcome.raise_for_failure(dbt_args)
     summary = summarize(spark, before)
+    # The lag is the replica's staleness as the cycle ends: now, minus the source time up to
+    # which every committed transaction has been applied.
     cycle = spark.sql(
-        f"select * from {relation_name('capture_cycles')} order by cycle_number desc limit 1"
+        "select *, cast((unix_micros(current_timestamp()) - unix_micros(applied_through_time)) / 1000000 "
+        f"as double) as lag_now from {relation_name('capture_cycles')} where record_kind = 'cycle' "
+        "order by cycle_number desc limit 1"
     ).collect()[0]
     return CycleReport(
         cycle_number=cycle["cycle_number"],
@@ -370,7 +393,7 @@ def _cycle(home: Path, run_vars: dict, dbt_args: list[str]) -> CycleReport:
         row_changes=cycle["row_changes"],
         uows_committed=cycle["uows_committed"],
         synchpoint=cycle["synchpoint"],
-        lag_seconds=cycle["lag_seconds"],
+        lag_seconds=cycle["lag_now"],
         pruned=run_vars.get("lakerep_prune", False),
         up_to_batch=cycle["up_to_batch"] or 0,
         records_quarantined=summary.quarantined_by_reason,

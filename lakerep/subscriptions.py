@@ -29,7 +29,6 @@ from lakerep.registrations import DECLARATION_PATH as REGISTRATIONS_PATH
 DECLARATION_PATH = Path("subscriptions.yml")
 DECLARATION_FILE = PROJECT_DIR / DECLARATION_PATH
 TARGETS_DIR = Path("models/apply/targets")
-CHANGES_DIR = Path("models/apply/changes")
 MODELS_DIR = Path("models")
 STRUCTURES = ("user_copy", "point_in_time", "ccd")
 # IBMSNAP_PRUNCNTL.TARGET_STRUCTURE codes of the seeds.
@@ -59,10 +58,6 @@ class Member:
     @property
     def source(self) -> str:
         return self.registration.qualified_name
-
-    @property
-    def changes_model(self) -> str:
-        return f"apply_changes__{self.target_table}"
 
     @property
     def keeps_history(self) -> bool:
@@ -146,38 +141,29 @@ def _member(
 
 def _models_of(project_dir: Path, registrations: dict[str, Registration]) -> dict[str, str]:
     """The project's model names a target must not take, each with what it is: the hand-written
-    models and the registered tables' CD and CCD models (the generated targets and change models
-    are those of this declaration, claimed member by member)."""
-    generated = [project_dir / folder for folder in (CD_DIR, CCD_DIR, TARGETS_DIR, CHANGES_DIR)]
+    models and the registered tables' CD and CCD views (the generated targets are those of this
+    declaration, claimed member by member)."""
+    generated = [project_dir / folder for folder in (CD_DIR, CCD_DIR, TARGETS_DIR)]
     models = {
         path.stem: f"the model {path.relative_to(project_dir)}"
         for path in sorted((project_dir / MODELS_DIR).rglob("*"))
         if path.suffix in (".sql", ".py") and not any(path.is_relative_to(folder) for folder in generated)
     }
     for registration in registrations.values():
-        models[cd_model_name(registration)] = f"the CD model of {registration.qualified_name}"
-        models[ccd_model_name(registration)] = f"the CCD model of {registration.qualified_name}"
+        models[cd_model_name(registration)] = f"the CD view of {registration.qualified_name}"
+        models[ccd_model_name(registration)] = f"the CCD view of {registration.qualified_name}"
     return models
 
 
 def _claim_models(member: Member, models: dict[str, str], where: str) -> None:
-    """Record the member's target and change model in `models`, refusing a name already taken."""
-    target, changes = member.target_table, member.changes_model
+    """Record the member's target in `models`, refusing a name already taken."""
+    target = member.target_table
     as_target = f"target {target}"
     if models.get(target) == as_target:
         raise SubscriptionError(f"{where}: target {target} is declared twice")
-    if len(changes) > MAX_NAME_LENGTH:
-        raise SubscriptionError(
-            f"{where}: target {target}: its change model name {changes!r} is not a name ({_NAME_RULE})"
-        )
     if target in models:
         raise SubscriptionError(f"{where}: target {target} collides with {models[target]}")
-    if changes in models:
-        raise SubscriptionError(
-            f"{where}: target {target}: its change model {changes} collides with {models[changes]}"
-        )
     models[target] = as_target
-    models[changes] = f"the change model of target {target}"
 
 
 def _name(value: object, field: str, where: str) -> str:

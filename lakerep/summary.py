@@ -57,9 +57,9 @@ class RunSummary:
 
 def highest_staged_batch(spark) -> int:
     """The highest landing batch validation has read (0 before the first): the batches above it
-    are what the next cycle reads. Read from stg_source_log_checked, whose max Delta answers from
+    are what the next cycle reads. Read from int_log_records_judged, whose max Delta answers from
     its statistics; landing_batch_summary is a view over it with the same batches."""
-    table = relation_name("stg_source_log_checked")
+    table = relation_name("int_log_records_judged")
     if not spark.catalog.tableExists(table):
         return 0
     return spark.sql(f"select coalesce(max(landing_batch), 0) from {table}").collect()[0][0]
@@ -113,7 +113,9 @@ def quarantine_text(records: dict[str, int], snapshot_rows: dict[str, int]) -> s
 def capture_line(spark) -> str:
     """What the last completed capture cycle did, from its capture_cycles row."""
     table = relation_name("capture_cycles")
-    rows = spark.sql(f"select * from {table} order by cycle_number desc limit 1").collect()
+    rows = spark.sql(
+        f"select * from {table} where record_kind = 'cycle' order by cycle_number desc limit 1"
+    ).collect()
     if not rows:
         return "capture: no cycle completed yet"
     cycle = rows[0]

@@ -1,7 +1,7 @@
 """The project's layers hold (issue 25): only staging models read the landing tables through
 `source()`; a macro may name a source only in the operations that write the landing tables
-(landing, and refresh markers, whose checks also read them) and in staging's check for new
-unloads. No Spark."""
+(landing, and refresh markers, whose checks also read them) and in the cycle's facts, which take
+the highest landed batch as the cycle's bound. No Spark."""
 
 from __future__ import annotations
 
@@ -12,13 +12,14 @@ ROOT = Path(__file__).resolve().parent.parent
 SOURCE_CALL = re.compile(r"\bsource\(")
 # Operations that write the landing tables (run-operation, never inside a model's SQL), the
 # relation of the Debezium landing table, which staging reads only once `lakerep land` made it,
-# and staging's own check, before stg_source_snapshot_checked runs, for unloads it has not judged.
-MACROS_THAT_WRITE_SOURCES = {
+# and the cycle's facts, which read only the landing tables' highest batch (a bare max, from
+# Delta's statistics): every batch up to it is the cycle's to judge.
+MACROS_THAT_MAY_NAME_SOURCES = {
     "macros/landing/lakerep_create_landing_tables.sql",
     "macros/landing/lakerep_create_land_tables.sql",
     "macros/landing/lakerep_debezium_events_relation.sql",
     "macros/apply/lakerep_mark_refresh.sql",
-    "macros/staging/lakerep_snapshot_batches.sql",
+    "macros/capture/lakerep_cycle_facts_sql.sql",
 }
 
 
@@ -36,4 +37,4 @@ def test_only_staging_models_read_the_landing_tables():
 
 
 def test_macros_name_a_landing_table_only_in_the_operations_that_write_them():
-    assert reading_sources("macros") <= MACROS_THAT_WRITE_SOURCES
+    assert reading_sources("macros") <= MACROS_THAT_MAY_NAME_SOURCES

@@ -5,9 +5,10 @@ outside the family) and the family-internal ones that several files of the famil
 `_` helper lives in the file of the macro it serves and is called only there: Jinja keeps `_`
 names private to their file, and sqlfluff's jinja templater, which loads each macro file on its
 own, cannot call one from another file (dbt could). dbt's entry points keep dbt's names: the
-project's materializations (macros/incremental/materializations.sql) and adapter overrides
-(`spark__<name>`, in `spark__<name>.sql`). A generic data test is documented under dbt's name
-for it, `test_<name>`, in `<name>.sql`. No Spark."""
+project's materializations (macros/materializations/, one file each, named after it, as
+dbt-spark lays out its own) and adapter overrides (`spark__<name>`, in `spark__<name>.sql`). A
+generic data test is documented under dbt's name for it, `test_<name>`, in `<name>.sql`. No
+Spark."""
 
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ MACROS = ROOT / "macros"
 DEFINITION = re.compile(r"\{%-?\s*(macro|test|materialization)\s+(\w+)\s*(?:\((.*?)\))?[^%]*?-?%\}", re.S)
 JINJA_COMMENT = re.compile(r"\{#.*?#\}", re.S)
 LINE_COMMENT = re.compile(r"(?m)^\s*(--|#).*$")
-MATERIALIZATIONS = "materializations"  # the file of the materializations: materializations.sql
+MATERIALIZATIONS = "materializations"  # the family folder of the materializations
 
 
 @dataclass(frozen=True)
@@ -165,7 +166,7 @@ def test_a_file_holds_one_public_macro_and_is_named_after_it():
         where = path.relative_to(ROOT).as_posix()
         stem = path.stem
         if entry_points:
-            allowed = {MATERIALIZATIONS} | {macro.name for macro in entry_points if macro.kind == "macro"}
+            allowed = {macro.name for macro in entry_points}
             if public:
                 wrong.append(f"{where}: dbt's entry points share the file with public macros {public}")
             elif stem not in allowed:

@@ -1,15 +1,28 @@
--- Validation drops nothing: every log record of a landing batch up to the highest that staging
--- has processed is in stg_source_log_checked, valid or quarantined, exactly as many times as it
--- landed. A batch staging passed over fails it (no checked record at all), and so does a batch
--- staging holds that never landed.
+-- Validation drops nothing: every log record of a landing batch up to the highest that
+-- validation has judged is in int_log_records_judged, valid or quarantined, exactly as many
+-- times as it landed: the canonical log's records and Debezium's change and commit records
+-- (stg_lakerep_raw__debezium_log) of the transactions whole by then, each counted in the batch
+-- that made it whole. A batch validation passed over fails it (no judged record at all), and so
+-- does a batch validation holds that never landed.
+
+-- depends_on: {{ ref('stg_lakerep_raw__debezium_log') }}
 
 with
+
+landed_records as (
+    select landing_batch from {{ ref('stg_lakerep_raw__source_log') }}
+    {%- if lakerep_debezium_events_relation() is not none %}
+        union all
+        select landing_batch from {{ ref('stg_lakerep_raw__debezium_log') }}
+        where not awaiting_commit
+    {%- endif %}
+),
 
 landed as (
     select
         landing_batch,
         count(*) as records
-    from {{ source('lakerep_raw', 'source_log') }}
+    from landed_records
     group by landing_batch
 ),
 
@@ -17,7 +30,7 @@ checked as (
     select
         landing_batch,
         count(*) as records
-    from {{ ref('stg_source_log_checked') }}
+    from {{ ref('int_log_records_judged') }}
     group by landing_batch
 ),
 

@@ -53,16 +53,42 @@
     SQL of the id of the consistent snapshot of a member's source to compare its target with at
     `position`: of the unloads whose start and end are one position Q, landed and valid, the
     newest (highest Q, then the latest landed) where the source table is as it was at `position`:
-    Q is `position`, or no change of the table committed after Q up to `position`, which the CD
-    table would show (Q at or after CD_OLD_SYNCHPOINT: nothing after it is pruned). An unload
-    taken from a live source, at a position of its own, can so be compared once Capture has
-    read past it.
+    Q is `position`, or no change of the table committed after Q up to `position`, which the
+    captured log would show (Q at or after CD_OLD_SYNCHPOINT: nothing after it is pruned). That
+    is: Q at or after the newest commit of the table's changes up to `position`, one aggregate,
+    so no plan joins every snapshot with every change. An unload taken from a live source, at a
+    position of its own, can so be compared once Capture has read past it.
 -#}
 {% macro _lakerep_consistent_snapshot(member, position) %}
-    {%- set cd_relation = ref(lakerep_cd_model_name(member.source_owner, member.source_table)) -%}
+    {%- set captured = ref('captured_log') -%}
     {%- set at = lakerep_string_literal(position) -%}
+    with
+
+    pruned_through as (
+        select coalesce(max(CD_OLD_SYNCHPOINT), '{{ lakerep_lowest_position() }}') as cd_old_synchpoint
+        from {{ ref('register') }}
+        where
+            GLOBAL_RECORD = 'N'
+            and SOURCE_OWNER = {{ lakerep_string_literal(member.source_owner) }}
+            and SOURCE_TABLE = {{ lakerep_string_literal(member.source_table) }}
+    ),
+
+    newest_commit as (
+        select coalesce(max(uow.IBMSNAP_INTENTSEQ), '{{ lakerep_lowest_position() }}') as commitseq
+        from {{ captured }} as cd
+        inner join {{ captured }} as uow on cd.IBMSNAP_UOWID = uow.IBMSNAP_UOWID
+        where
+            uow.IBMSNAP_OPERATION = 'C'
+            and cd.IBMSNAP_OPERATION != 'C'
+            and cd.source_owner = {{ lakerep_string_literal(member.source_owner) }}
+            and cd.source_table = {{ lakerep_string_literal(member.source_table) }}
+            and uow.IBMSNAP_INTENTSEQ <= {{ at }}
+    )
+
     select max_by(snapshot.snapshot_id, struct(snapshot.unload_start_position, snapshot.landed_at)) as snapshot_id
-    from {{ ref('stg_source_snapshot') }} as snapshot
+    from {{ ref('int_snapshot_rows_valid') }} as snapshot
+    cross join pruned_through
+    cross join newest_commit
     where
         snapshot.source_owner = {{ lakerep_string_literal(member.source_owner) }}
         and snapshot.source_table = {{ lakerep_string_literal(member.source_table) }}
@@ -70,42 +96,35 @@
         and (
             snapshot.unload_start_position = {{ at }}
             or snapshot.unload_start_position < {{ at }}
-            and snapshot.unload_start_position >= (
-                select coalesce(max(CD_OLD_SYNCHPOINT), '{{ lakerep_lowest_position() }}')
-                from {{ ref('register') }}
-                where
-                    GLOBAL_RECORD = 'N'
-                    and SOURCE_OWNER = {{ lakerep_string_literal(member.source_owner) }}
-                    and SOURCE_TABLE = {{ lakerep_string_literal(member.source_table) }}
-            )
-            and not exists (
-                select 1
-                from {{ cd_relation }} as cd
-                inner join {{ ref('uow') }} as uow on cd.IBMSNAP_UOWID = uow.IBMSNAP_UOWID
-                where uow.IBMSNAP_COMMITSEQ > snapshot.unload_start_position and uow.IBMSNAP_COMMITSEQ <= {{ at }}
-            )
+            and snapshot.unload_start_position >= pruned_through.cd_old_synchpoint
+            and snapshot.unload_start_position >= newest_commit.commitseq
         )
 {% endmacro %}
 
 
 {#-
-    SQL of the synchpoint a member's target is at: the current cycle's synchpoint if its set's
-    status is APPLIED (the target was, or is being, brought to it), else that of the last cycle
-    its set applied (null if none).
+    SQL of the synchpoint a member's target is at: the latest Apply cycle's synchpoint if its
+    set's status is APPLIED (the target was, or is being, brought to it: apply_changes), else
+    that of the last committed cycle its set applied (null if none).
 -#}
 {% macro _lakerep_target_synchpoint(target_table) %}
     coalesce(
         (
-            select plan.to_synchpoint
-            from ({{ lakerep_current_plan() }}) as plan
-            inner join {{ ref('apply_set_status') }} as status
-                on plan.apply_qual = status.apply_qual and plan.set_name = status.set_name
-            where plan.target_table = {{ lakerep_string_literal(target_table) }} and status.status = 'APPLIED'
+            select max(plan.to_synchpoint)
+            from {{ ref('apply_changes') }} as plan
+            where
+                plan.row_action = 'plan'
+                and plan.target_table = {{ lakerep_string_literal(target_table) }}
+                and plan.set_status = 'APPLIED'
+                and plan.apply_cycle = (select max(apply_cycle) from {{ ref('apply_changes') }})
         ),
         (
             select max_by(applied.to_synchpoint, applied.apply_cycle)
-            from ({{ lakerep_applied_plans(ref('apply_plan'), ref('apply_trail')) }}) as applied
-            where applied.target_table = {{ lakerep_string_literal(target_table) }}
+            from {{ ref('apply_plan') }} as applied
+            where
+                applied.target_table = {{ lakerep_string_literal(target_table) }}
+                and applied.set_status = 'APPLIED'
+                and applied.action in ('MIRROR', 'REFRESH', 'EXTERNAL_REFRESH')
         )
     )
 {% endmacro %}

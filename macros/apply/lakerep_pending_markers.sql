@@ -3,7 +3,7 @@
     refresh_end): its latest 'refresh' or 'external' marker, unless an applied plan has consumed
     it. A newer marker supersedes every older one, consumed or not: the target holds what the
     latest refresh loaded, so an older window no longer describes it.
-    Argument: applied — a relation or CTE name of lakerep_applied_plans().
+    Argument: applied — a relation or CTE name of the plans that took effect (apply_plan's rows of APPLIED sets with an action that writes the target).
 -#}
 {% macro lakerep_pending_markers(applied) %}
     select latest.*
@@ -14,7 +14,7 @@
             max_by(markers.kind, struct(markers.marked_at, markers.marker_id)) as kind,
             max_by(markers.refresh_start, struct(markers.marked_at, markers.marker_id)) as refresh_start,
             max_by(markers.refresh_end, struct(markers.marked_at, markers.marker_id)) as refresh_end
-        from {{ ref('stg_refresh_markers') }} as markers
+        from {{ ref('stg_lakerep_raw__refresh_markers') }} as markers
         where markers.kind in ('refresh', 'external')
         group by markers.target_table
     ) as latest

@@ -1,16 +1,17 @@
 {#-
-    What this cycle's prune does (SPEC §6), decided once per dbt invocation and only read here:
-    one dict per table, in the order the capture_prune model logs and its materialization (prune)
-    runs them: table_owner, table_name, prune_limit, retention_cutoff, cd_old_synchpoint,
-    rows_deleted (the rows the prune deletes, counted before it deletes them), delete_sql (the
-    statement that deletes them). Empty when the cycle does not prune (lakerep_cycle_prunes) or
-    Capture has no synchpoint yet.
-    - A CD table loses the rows of UOWs committed at or before the lowest SYNCHPOINT of the
-      members that read its source (all of Capture's synchpoint when no member does; nothing
-      while a member is at SYNCHPOINT 0), the rows of UOWs older than RETENTION_LIMIT (minutes
-      before Capture's SYNCHTIME) whoever still needs them, and the rows of rolled-back UOWs.
-    - The UOW table loses the UOWs at or below the lowest SYNCHPOINT of all members, and those
-      older than RETENTION_LIMIT.
+    What this cycle's prune does (SPEC §6), decided once per dbt invocation and only read here: a
+    dict with steps, one per registered source and one for the UOW rows, in the order the
+    capture_prune model logs them (pruned_kind CD or UOW, source_owner, source_table, prune_limit,
+    retention_cutoff, cd_old_synchpoint, rows_deleted, counted before the delete), and
+    delete_sql, the one statement that deletes them all from the captured log (a MERGE: Delta's
+    DELETE takes no subquery). Empty steps when the cycle does not prune (lakerep_cycle_prunes)
+    or Capture has no synchpoint yet.
+    - A source's CD rows go when their UOW committed at or before the lowest SYNCHPOINT of the
+      members that read the source (all of Capture's synchpoint when no member does; nothing
+      while a member is at SYNCHPOINT 0), or is older than RETENTION_LIMIT (minutes before
+      Capture's SYNCHTIME) whoever still needs it, or rolled back.
+    - The UOW rows go at or below the lowest SYNCHPOINT of all members, and those older than
+      RETENTION_LIMIT.
     - CD_OLD_SYNCHPOINT rises to what is pruned (cd_old_synchpoint): capture_prune logs it before
       any row goes, and the register view shows it, so a member left behind sees its gap and a
       prune cut off in between leaves a gap to refresh, never a hole a member would read through.
@@ -21,7 +22,7 @@
 -#}
 {% macro lakerep_prune_plan() %}
     {%- if not (execute and lakerep_cycle_prunes()) -%}
-        {{ return([]) }}
+        {{ return({'steps': [], 'delete_sql': none}) }}
     {%- endif -%}
     {%- set memo = graph.setdefault('lakerep_prune_plan', {}) -%}
     {%- if memo.get('invocation_id') != invocation_id -%}
@@ -32,13 +33,14 @@
 
 
 {% macro _lakerep_prune_plan() %}
+    {%- set nothing = {'steps': [], 'delete_sql': none} -%}
     {%- set register = lakerep_control_relation('register') -%}
     {%- set pruning_control = lakerep_control_relation('pruning_control', schema='apply') -%}
     {%- if register is none or pruning_control is none -%}
-        {{ return([]) }}
+        {{ return(nothing) }}
     {%- endif -%}
     {%- set lowest = lakerep_lowest_position() | trim -%}
-    {%- set uow = ref('uow') -%}
+    {%- set captured = ref('captured_log') -%}
     {#- One read of the register: the global record, and each source's CD_OLD_SYNCHPOINT. -#}
     {%- set held = {'global': none} -%}
     {%- for row in run_query(
@@ -48,14 +50,14 @@
     {%- endfor -%}
     {%- set global = held.global -%}
     {%- if global is none or global.SYNCHPOINT is none -%}
-        {{ return([]) }}
+        {{ return(nothing) }}
     {%- endif -%}
     {%- set synchpoint = global.SYNCHPOINT -%}
     {%- set cutoff = lakerep_retention_cutoff(global.SYNCHTIME) -%}
     {%- set older_than_retention = "IBMSNAP_LOGMARKER < timestamp'" ~ cutoff ~ "'" -%}
     {%- set retained_after = run_query(
-        'select coalesce(max(IBMSNAP_COMMITSEQ), ' ~ lakerep_string_literal(lowest) ~ ') as position from ' ~ uow
-        ~ ' where ' ~ older_than_retention
+        'select coalesce(max(IBMSNAP_INTENTSEQ), ' ~ lakerep_string_literal(lowest) ~ ') as position from ' ~ captured
+        ~ " where IBMSNAP_OPERATION = 'C' and " ~ older_than_retention
     ).rows[0].position -%}
     {%- set limits = {} -%}
     {%- set controlled = [] -%}
@@ -72,33 +74,69 @@
         {%- do limits.update({member.source_owner ~ '.' ~ member.source_table: lowest}) -%}
     {%- endfor -%}
     {%- set steps = [] -%}
-    {%- for entry in lakerep_registered_models() -%}
-        {%- set limit = [limits.get(entry.source_owner ~ '.' ~ entry.source_table, synchpoint), synchpoint] | min -%}
-        {%- set source = held.get(entry.source_owner ~ '.' ~ entry.source_table) -%}
-        {%- set gone = 'select IBMSNAP_UOWID from ' ~ uow ~ ' where IBMSNAP_COMMITSEQ <= ' ~ lakerep_string_literal(limit)
-            ~ ' or ' ~ older_than_retention ~ ' union select IBMSNAP_UOWID from ' ~ ref('uow_rollbacks') -%}
+    {%- set source_limits = [] -%}
+    {%- for registration in lakerep_registrations() -%}
+        {%- set name = registration.source_owner ~ '.' ~ registration.source_table -%}
+        {%- set limit = [limits.get(name, synchpoint), synchpoint] | min -%}
+        {%- set source = held.get(name) -%}
+        {%- do source_limits.append(
+            'when ' ~ lakerep_string_literal(name) ~ ' then ' ~ lakerep_string_literal(limit)
+        ) -%}
         {%- do steps.append({
-            'table_owner': entry.cd.schema, 'table_name': entry.cd.identifier, 'prune_limit': limit,
+            'pruned_kind': 'CD', 'source_owner': registration.source_owner,
+            'source_table': registration.source_table, 'prune_limit': limit, 'retention_cutoff': cutoff,
             'cd_old_synchpoint': [limit, retained_after, (source.CD_OLD_SYNCHPOINT if source else none) or lowest] | max,
-            'count_sql': 'from ' ~ entry.cd ~ ' where IBMSNAP_UOWID in (' ~ gone ~ ')',
-            'delete_sql': 'merge into ' ~ entry.cd ~ ' as cd using (' ~ gone ~ ') as gone'
-                ~ ' on cd.IBMSNAP_UOWID = gone.IBMSNAP_UOWID when matched then delete',
         }) -%}
     {%- endfor -%}
     {%- set uow_limit = ([synchpoint] + (limits.values() | list)) | min -%}
-    {%- set uow_gone = 'IBMSNAP_COMMITSEQ <= ' ~ lakerep_string_literal(uow_limit) ~ ' or ' ~ older_than_retention -%}
     {%- do steps.append({
-        'table_owner': uow.schema, 'table_name': uow.identifier, 'prune_limit': uow_limit, 'cd_old_synchpoint': none,
-        'count_sql': 'from ' ~ uow ~ ' where ' ~ uow_gone,
-        'delete_sql': 'delete from ' ~ uow ~ ' where ' ~ uow_gone,
+        'pruned_kind': 'UOW', 'source_owner': none, 'source_table': none, 'prune_limit': uow_limit,
+        'retention_cutoff': cutoff, 'cd_old_synchpoint': none,
     }) -%}
+    {%- set gone -%}
+        select
+            cd.source_owner,
+            cd.source_table,
+            cd.IBMSNAP_INTENTSEQ,
+            cd.IBMSNAP_OPERATION
+        from {{ captured }} as cd
+        left join (
+            select IBMSNAP_UOWID, IBMSNAP_INTENTSEQ as IBMSNAP_COMMITSEQ, IBMSNAP_LOGMARKER
+            from {{ captured }}
+            where IBMSNAP_OPERATION = 'C'
+        ) as uow on cd.IBMSNAP_UOWID = uow.IBMSNAP_UOWID
+        left join (select distinct IBMSNAP_UOWID from {{ ref('uow_rollbacks') }}) as rolled_back
+            on cd.IBMSNAP_UOWID = rolled_back.IBMSNAP_UOWID
+        where
+            cd.IBMSNAP_OPERATION != 'C'
+            and (
+                rolled_back.IBMSNAP_UOWID is not null
+                or uow.IBMSNAP_LOGMARKER < timestamp'{{ cutoff }}'
+                or uow.IBMSNAP_COMMITSEQ <= case concat(cd.source_owner, '.', cd.source_table)
+                    {{ source_limits | join(' ') }} else '{{ lowest }}' end
+            )
+        union all
+        select source_owner, source_table, IBMSNAP_INTENTSEQ, IBMSNAP_OPERATION
+        from {{ captured }}
+        where
+            IBMSNAP_OPERATION = 'C'
+            and (IBMSNAP_INTENTSEQ <= {{ lakerep_string_literal(uow_limit) }} or {{ older_than_retention }})
+    {%- endset -%}
     {#- One statement counts what every step deletes. -#}
-    {%- set counts = [] -%}
+    {%- set counts = {} -%}
+    {%- for row in run_query(
+        "select coalesce(concat(source_owner, '.', source_table), 'UOW') as step, count(*) as rows_deleted from ("
+        ~ gone ~ ") as gone group by coalesce(concat(source_owner, '.', source_table), 'UOW')"
+    ).rows -%}
+        {%- do counts.update({row.step: row.rows_deleted}) -%}
+    {%- endfor -%}
     {%- for step in steps -%}
-        {%- do counts.append('select ' ~ loop.index0 ~ ' as step, count(*) as rows_deleted ' ~ step.pop('count_sql')) -%}
+        {%- do step.update({'rows_deleted': counts.get(
+            'UOW' if step.pruned_kind == 'UOW' else step.source_owner ~ '.' ~ step.source_table, 0
+        )}) -%}
     {%- endfor -%}
-    {%- for row in run_query(counts | join(' union all ')).rows -%}
-        {%- do steps[row.step | int].update({'retention_cutoff': cutoff, 'rows_deleted': row.rows_deleted}) -%}
-    {%- endfor -%}
-    {{ return(steps) }}
+    {{ return({'steps': steps, 'delete_sql':
+        'merge into ' ~ captured ~ ' as captured using (' ~ gone ~ ') as gone'
+        ~ ' on captured.IBMSNAP_INTENTSEQ = gone.IBMSNAP_INTENTSEQ'
+        ~ ' and captured.IBMSNAP_OPERATION = gone.IBMSNAP_OPERATION when matched then delete'}) }}
 {% endmacro %}

@@ -1,13 +1,12 @@
 {#-
     SQL of the rows of the landed snapshots of one registered table that the SQL predicate picks
-    (over stg_source_snapshot), shaped as CCD rows: IBMSNAP_OPERATION 'I', IBMSNAP_COMMITSEQ and
+    (over int_snapshot_rows_valid), shaped as CCD rows: IBMSNAP_OPERATION 'I', IBMSNAP_COMMITSEQ and
     IBMSNAP_INTENTSEQ the position at which the unload started, IBMSNAP_LOGMARKER the landing
     time, and the typed user columns. The row without an image that stands for an empty table's
     unload is no row. A snapshot landed valid more than once (a landing repeated) gives the rows
     of its latest landing among those the predicate picks, once: validation judges each landing
     on its own, and the same unload's rows twice would load or compare every row twice. Shared
-    by Capture (a complete CCD's snapshot rows) and Apply (a refresh's rows, the comparison with
-    a snapshot). Arguments: registration; predicate — SQL over stg_source_snapshot's columns.
+    by the comparison of a target with a snapshot (lakerep_target_diff_rows). Arguments: registration; predicate — SQL over int_snapshot_rows_valid's columns.
 -#}
 {% macro lakerep_snapshot_image_rows(registration, predicate) %}
     select
@@ -26,7 +25,7 @@
             select
                 *,
                 max(landing_batch) over (partition by snapshot_id) as latest_landing
-            from {{ ref('stg_source_snapshot') }}
+            from {{ ref('int_snapshot_rows_valid') }}
             where
                 {{ predicate }}
                 and source_owner = {{ lakerep_string_literal(registration.source_owner) }}

@@ -4,10 +4,12 @@
     empty lake. Loaders append with INSERT INTO and take the columns from these tables.
     The schema's tables are listed once (lakerep_landing_table_names) and only the missing ones
     created: two statements per invocation, and the list tells staging, for nothing more,
-    whether `lakerep land` has made the Debezium table.
+    whether `lakerep land` has made the Debezium table. A lake of the earlier layout is refused
+    first (lakerep_refuse_an_earlier_layout).
 -#}
 {% macro lakerep_create_landing_tables() %}
     {% if execute %}
+        {% do lakerep_refuse_an_earlier_layout() %}
         {% set source_log = source('lakerep_raw', 'source_log') %}
         {% set source_snapshot = source('lakerep_raw', 'source_snapshot') %}
         {% set refresh_markers = source('lakerep_raw', 'refresh_markers') %}

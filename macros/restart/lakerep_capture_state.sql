@@ -1,6 +1,6 @@
 {#-
     SQL of the state (SPEC §3): the restart token pair of each source of a CDC session, as the
-    latest completed capture cycle of that session committed it (capture_cycles, read by name:
+    latest completed capture cycle of that session committed it (capture_cycles' source rows, read by name:
     the state is read when a cycle starts and written when it ends). Columns session_name,
     source_owner, source_table, restart1, restart2, cycle_number; no rows before the first cycle.
     Argument: session_name — a literal, or none for every session.
@@ -14,9 +14,11 @@
                 *,
                 max(cycle_number) over (partition by session_name) as latest_cycle_of_session
             from {{ cycles }}
-            {%- if session_name is not none %}
-                where session_name = {{ lakerep_string_literal(session_name) }}
-            {%- endif %}
+            where
+                record_kind = 'source'
+                {%- if session_name is not none %}
+                    and session_name = {{ lakerep_string_literal(session_name) }}
+                {%- endif %}
         ) as cycles
         where cycle_number = latest_cycle_of_session
     {%- else %}

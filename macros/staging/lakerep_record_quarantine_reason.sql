@@ -1,7 +1,7 @@
 {#-
     Record-level validation of a landed log record (SPEC §2.1): the first failing check, as a
     reason code, or null when the record is valid on its own. Checks that need other records
-    (duplicate position, commit of an unknown UOW) are in stg_source_log_checked itself.
+    (duplicate position, commit of an unknown UOW) are in int_log_records_judged itself.
     The order of the WHEN branches is the precedence of the reasons. Reads the landed columns and
     before_values, after_values, registered_types and registered_keys.
 -#}

@@ -1,7 +1,7 @@
 {#-
     Validation of an unloaded source row (SPEC §2.5): the first failing check, as a reason code,
     or null when the row is valid on its own. A snapshot is all or nothing: a partial unload
-    would refresh a target without the rows held back, so stg_source_snapshot_checked holds every
+    would refresh a target without the rows held back, so int_snapshot_rows_judged holds every
     row of a snapshot with a quarantined row as well ('snapshot_incomplete'). A row without an
     image is the whole unload of an empty table, valid only as the one row of its snapshot's
     landing. Reads the landed columns, rows_in_landing, row_values, registered_types and

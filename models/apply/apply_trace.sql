@@ -1,11 +1,11 @@
-{{ config(materialized='view') }}
+{{ config(materialized='view', lakerep_built='declaration') }}
 
 {#-
     Apply's and pruning's rows of the trace (IBMSNAP_TRACE; the view `trace` joins them to
     Capture's): an APPLY row per set per committed Apply cycle, a REFRESH row per member it
     refreshed (with why: SYNCHPOINT 0, a requested refresh, a gap, an external refresh), a GAP
     row per member stopped by a gap with DISABLE_REFRESH, and a PRUNE row per pruned table.
-    A view: apply_trail, apply_plan and capture_prune keep every event it shows, so a cycle
+    A view: apply_cycles and capture_prune keep every event it shows, so a cycle
     writes nothing here (issue 21).
 -#}
 
@@ -54,7 +54,7 @@ member_event_rows as (
             and plan.set_name = trail.set_name
     where
         plan.action = 'GAP_ERROR'
-        or (plan.action in ('REFRESH', 'EXTERNAL_REFRESH') and trail.status = 'APPLIED')
+        or (plan.action in ('REFRESH', 'EXTERNAL_REFRESH') and plan.set_status = 'APPLIED')
 ),
 
 prune_rows as (
@@ -62,7 +62,8 @@ prune_rows as (
         'PRUNE' as OPERATION,
         pruned_at as TRACE_TIME,
         concat(
-            'ASN0124I lakerep pruned ', rows_deleted, ' rows of ', table_owner, '.', table_name,
+            'ASN0124I lakerep pruned ', rows_deleted, ' ', pruned_kind, ' rows',
+            case when source_owner is not null then concat(' of ', source_owner, '.', source_table) else '' end,
             ' (at or below ', prune_limit, ', or logged before ', cast(retention_cutoff as string), ')'
         ) as DESCRIPTION,
         cast(null as bigint) as CYCLE,

@@ -1,10 +1,10 @@
-{{ config(materialized='view') }}
+{{ config(materialized='view', lakerep_built='declaration') }}
 
 {#-
     The pruning control table (IBMSNAP_PRUNCNTL, SPEC §3): one row per subscription member with
     the SYNCHPOINT/SYNCHTIME it has reached: the synchpoint of the last cycle its set applied.
     SYNCHPOINT 0 means the member needs a full refresh (never copied, or `lakerep refresh`
-    asked for one, from the moment it asks, as DB2 does). A view over apply_plan, apply_trail
+    asked for one, from the moment it asks, as DB2 does). A view over apply_plan
     and the refresh markers, so it always agrees with the trail and no cycle writes it
     (issue 21: rebuilding it as a table cost every cycle about 3 s). Pruning reads it.
 -#}
@@ -16,7 +16,8 @@ members as (
 ),
 
 applied as (
-    {{ lakerep_applied_plans(ref('apply_plan'), ref('apply_trail')) }}
+    select * from {{ ref('apply_plan') }}
+    where set_status = 'APPLIED' and action in ('MIRROR', 'REFRESH', 'EXTERNAL_REFRESH')
 ),
 
 member_state as (

@@ -1,9 +1,9 @@
-{{ config(materialized='view') }}
+{{ config(materialized='view', lakerep_built='declaration') }}
 
 {#-
     The operator's view of each subscription set (`lakerep status`): its latest committed Apply
     cycle from apply_trail (status, synchpoint), the refreshes its members still wait for (the
-    pending markers, by the rule apply_plan plans with: lakerep_pending_markers) and its
+    pending markers, by the rule apply_cycle_plan plans with: lakerep_pending_markers) and its
     exceptions. A view over what Apply keeps, so it costs a cycle nothing to write.
 -#}
 
@@ -17,16 +17,13 @@ members as (
     from {{ ref('subscription_members') }}
 ),
 
-plans as (
-    select * from {{ ref('apply_plan') }}
-),
-
 trail as (
     select * from {{ ref('apply_trail') }}
 ),
 
 applied as (
-    {{ lakerep_applied_plans('plans', 'trail') }}
+    select * from {{ ref('apply_plan') }}
+    where set_status = 'APPLIED' and action in ('MIRROR', 'REFRESH', 'EXTERNAL_REFRESH')
 ),
 
 pending_markers as (

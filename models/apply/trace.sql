@@ -1,4 +1,4 @@
-{{ config(materialized='view') }}
+{{ config(materialized='view', lakerep_built='declaration') }}
 
 {#-
     The trace (IBMSNAP_TRACE, SPEC §3): every event of Capture (capture_trace) and of Apply and

@@ -1,16 +1,16 @@
-{{ config(materialized='view') }}
+{{ config(materialized='view', lakerep_built='declaration') }}
 
 {#-
     UOWs that ended with a rollback: their CD rows never reach a CCD and are pruned by
     matching IBMSNAP_UOWID here. A view over the valid log, which validation lets end a UOW
-    once (issue 21: a stored copy cost a Delta merge every cycle, and a cold start gains nothing
-    from forgetting a rollback).
+    once (a stored copy would cost a write every cycle, and a cold start gains nothing from
+    forgetting a rollback).
 -#}
 
 with
 
 rollbacks as (
-    select * from {{ ref('stg_source_log') }}
+    select * from {{ ref('int_log_records_valid') }}
     where record_type = 'R'
 ),
 

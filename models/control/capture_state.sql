@@ -1,11 +1,11 @@
-{{ config(materialized='view') }}
+{{ config(materialized='view', lakerep_built='declaration') }}
 
 {#-
     The state of every CDC session (SPEC §3): one row per (session, source) with the restart
-    token pair its latest completed capture cycle committed, in the same cycle as the data.
+    token pair its latest completed capture cycle committed, in the same commit as the data
+    (capture_cycles' source rows).
 -#}
 
-{#- The state is read by name when a cycle starts; this ref orders the view after its table. #}
 -- depends_on: {{ ref('capture_cycles') }}
 
 with

@@ -1,4 +1,4 @@
-{{ config(materialized='view') }}
+{{ config(materialized='view', lakerep_built='declaration') }}
 
 {#-
     The trace table (IBMSNAP_TRACE): one row per event. A run's restart decision per source
@@ -14,7 +14,7 @@ decisions as (
 ),
 
 cycles as (
-    select distinct
+    select
         cycle_number,
         run_id,
         after_batch,
@@ -25,6 +25,7 @@ cycles as (
         resync_position,
         completed_at
     from {{ ref('capture_cycles') }}
+    where record_kind = 'cycle'
 ),
 
 decision_rows as (

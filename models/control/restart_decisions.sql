@@ -1,29 +1,37 @@
-{{
-    config(
-        materialized='incremental',
-        incremental_strategy='append',
-        on_schema_change='fail',
-        lakerep_writes_if='run_undecided',
-    )
-}}
+{{ config(materialized='incremental') }}
 
 {#-
     The restart decisions (SPEC §3, §4): one row per (CDC session, source, run), made once, before
     the run's first cycle: the tokens each source starts from and the rule that chose them
     (lakerep_restart_rule). warm switches to a cold start when a restart point is no longer in
     the source log; warmns refuses instead, and warm and warmns refuse a restart point more than
-    LAG_LIMIT minutes behind the end of the log. A refusal stops the run (capture_window).
+    LAG_LIMIT minutes behind the end of the log. A refusal stops the run (capture_window). Each
+    decision names the capture cycle it opens (cycle_number), which reads from its tokens. None is
+    made while a cycle an earlier invocation opened waits to be finished (this invocation
+    finishes it with that window, lakerep_cycle_opener_sql; the run decides in its next cycle),
+    unless the start is cold (a cold start opens the cycle anew) or the cycle's decision was a
+    refusal (the run decides again, and its decision is the one the window takes).
 -#}
 
 {%- set run = lakerep_run() %}
+{%- set deferred = run.start_type == 'recover' or (
+    run.start_type != 'cold' and execute and lakerep_cycle_opener().already_opened
+    and not lakerep_cycle_opener().refused
+) %}
+{%- if lakerep_run_has_decided(run) %}
+    {%- do lakerep_write_as('skip', reason='the run has decided') %}
+{%- elif deferred %}
+    {%- do lakerep_write_as('skip', reason='no decision due: a recover run, or a cycle opened earlier is finished first') %}
+{%- endif %}
 {%- set lag_limit_minutes = lakerep_whole_minutes_var('lag_limit') %}
 
 with
 
 candidates as (
-    -- A literal filter, so the later cycles of a run that has decided read neither log.
+    -- A literal filter, so the later cycles of a run that has decided read neither log; decided
+    -- as the invocation began (the cycle's first writes follow in it).
     select * from {{ ref('restart_candidates') }}
-    where {{ 'false' if lakerep_run_has_decided(run) else 'true' }}
+    where {{ 'false' if lakerep_run_has_decided(run) or deferred else 'true' }}
 ),
 
 session_wide as (
@@ -93,7 +101,7 @@ log_records as (
     select
         log_position,
         log_timestamp
-    from {{ ref('stg_source_log') }}
+    from {{ ref('int_log_records_valid') }}
 ),
 
 restart_times as (
@@ -122,9 +130,9 @@ skipped_uows as (
         count(distinct commits.uow_id) as uows,
         min(commits.log_position) as first_commit
     from decided
-    inner join {{ ref('stg_source_log') }} as commits
+    inner join {{ ref('int_log_records_valid') }} as commits
         on decided.restart2 < commits.log_position and decided.restart1 > commits.log_position
-    inner join {{ ref('stg_source_log') }} as changes
+    inner join {{ ref('int_log_records_valid') }} as changes
         on
             commits.uow_id = changes.uow_id
             and decided.source_owner = changes.source_owner
@@ -161,6 +169,7 @@ lagged as (
 
 decision_rows as (
     select
+        cast({{ lakerep_cycle_opener().cycle_number if execute else 0 }} as bigint) as cycle_number,
         session_name,
         run_id,
         start_type,

@@ -12,8 +12,8 @@ MEMBERS = {member.target_table: member for member in load_members()}
 
 
 def sql(spark, text: str) -> list:
-    for name in ("apply_plan", "apply_trail", "apply_exceptions", "pruning_control", "register", "uow",
-                 "capture_trace", "capture_prune", "trace", *MEMBERS):  # fmt: skip
+    for name in ("apply_plan", "apply_trail", "apply_cycles", "apply_exceptions", "pruning_control",
+                 "register", "uow", "capture_trace", "capture_prune", "trace", *MEMBERS):  # fmt: skip
         text = text.replace("{" + name + "}", relation_name(name))
     return spark.sql(text).collect()
 

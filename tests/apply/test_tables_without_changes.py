@@ -1,6 +1,7 @@
-"""A registered table, or a member, with nothing in the cycle writes nothing (issue 21): its CD,
-CCD, change model and target get no Delta commit, while the tables with changes, including one
-whose UOW began in the previous cycle and commits in this one, get them all.
+"""A registered table, or a member, with nothing in the cycle writes nothing (issues 21 and 61):
+its target gets no Delta commit (its CD and CCD tables are views over tables every source
+shares), and a cycle with nothing landed commits to no table at all, while the members with
+changes, including one whose UOW began in the previous cycle and commits in this one, get them.
 
 A generated history (every table; the SALES members refreshed, the STOCK set stopped with a gap:
 INVENTORY.STOCK has DISABLE_REFRESH), then cycles of hand-made records on SALES.ORDERS only: the
@@ -18,11 +19,11 @@ import json
 import pytest
 from apply.apply_support import MEMBERS, assert_target_equals_the_oracle, sql, target_history, trail
 
-from lakerep import landing
+from lakerep import dbt, landing
 from lakerep.lake import reset_lake
 from lakerep.pipeline import land_refresh_snapshots, land_workload
 from lakerep.pipeline import run_cycle as pipeline_cycle
-from lakerep.scaffold import ccd_model_name, cd_model_name
+from lakerep.scaffold import ccd_model_name
 from lakerep.summary import relation_name
 from lakerep.workload.generator import UNREGISTERED_TABLE
 
@@ -36,21 +37,31 @@ OPEN_ORDER_ID, NEXT_ORDER_ID = 900_000_001, 900_000_002
 LAST_TIME = "2026-01-01 06:00:00.000000"  # the generated history starts at 2026-01-01 00:00
 
 
+# Every table a cycle can write, but the targets: the SPEC's per-source tables are views over them.
+SHARED_TABLES = (
+    "int_log_records_judged",
+    "int_snapshot_rows_judged",
+    "captured_log",
+    "ccd_rows",
+    "capture_cycles",
+    "restart_decisions",
+    "capture_prune",
+    "apply_changes",
+    "apply_cycles",
+    "apply_exceptions",
+)
+
+
 def member_models(*members) -> list[str]:
-    models = []
-    for member in members:
-        registration = member.registration
-        models += [
-            cd_model_name(registration),
-            ccd_model_name(registration),
-            member.changes_model,
-            member.target_table,
-        ]
-    return models
+    return [member.target_table for member in members]
 
 
 def untouched_models() -> list[str]:
     return member_models(*UNTOUCHED)
+
+
+def every_table() -> list[str]:
+    return [*SHARED_TABLES, *member_models(*MEMBERS.values())]
 
 
 def delta_versions(spark, model: str) -> int:
@@ -96,8 +107,13 @@ def log_record(n: int, uow: int, kind: str, member=None, after_image: str | None
     }
 
 
+# The module's cycles are one run's, as a session's are: a run's first cycle writes its restart
+# decisions (ADR 0011), whatever it read.
+RUN_VARS = {"lakerep_run_id": "untouched"}
+
+
 def cycle() -> None:
-    pipeline_cycle(quiet=True, command="run")
+    pipeline_cycle(quiet=True, command="run", run_vars=RUN_VARS)
 
 
 def restart1_by_table(spark) -> dict[str, str]:
@@ -122,9 +138,9 @@ def lake(spark):
     open_order = an_image(spark, ORDERS, order_id=OPEN_ORDER_ID)
     landing.land_log_records(spark, [log_record(end + 0x10, open_uow, "I", ORDERS, open_order)])
     cycle()
-    open_cycle = {model: delta_versions(spark, model) for model in member_models(ORDERS)}
+    open_cycle = {model: delta_versions(spark, model) for model in every_table()}
     cycle()  # nothing landed: the UOW is still open
-    idle_cycle = {model: delta_versions(spark, model) for model in member_models(ORDERS)}
+    idle_cycle = {model: delta_versions(spark, model) for model in every_table()}
     audit_table = (UNREGISTERED_TABLE.source_owner, UNREGISTERED_TABLE.source_table)
     audit_event = json.dumps({"event_id": 900_000_003, "message": "a UOW of a table not registered"})
     landing.land_log_records(
@@ -136,6 +152,7 @@ def lake(spark):
     )
     cycle()  # a UOW of the unregistered table only: the log read moves on, the UOW stays open
     unregistered_cycle = {model: delta_versions(spark, model) for model in member_models(ORDERS)}
+    orders_while_open = open_cycle[ORDERS.target_table]
     restart1_while_open = restart1_by_table(spark)
     landing.land_log_records(
         spark,
@@ -155,6 +172,7 @@ def lake(spark):
         "open_cycle": open_cycle,
         "idle_cycle": idle_cycle,
         "unregistered_cycle": unregistered_cycle,
+        "orders_while_open": orders_while_open,
         "restart1_while_open": restart1_while_open,
         "restart1_after": restart1_by_table(spark),
     }
@@ -165,9 +183,12 @@ def test_tables_and_members_without_changes_get_no_delta_commit(spark, lake):
     assert after == lake["before"]
 
 
-def test_a_uow_still_open_keeps_its_table_out_of_a_cycle_that_reads_no_commit_of_it(spark, lake):
+def test_a_cycle_with_nothing_landed_commits_to_no_table(spark, lake):
     assert lake["idle_cycle"] == lake["open_cycle"]
-    assert lake["unregistered_cycle"] == lake["open_cycle"]
+
+
+def test_a_uow_still_open_keeps_its_target_out_of_a_cycle_that_reads_no_commit_of_it(spark, lake):
+    assert lake["unregistered_cycle"] == {ORDERS.target_table: lake["orders_while_open"]}
 
 
 def test_restart1_stays_at_the_first_change_of_a_uow_open_on_a_table_out_of_the_cycle(lake):
@@ -203,7 +224,27 @@ def test_a_uow_begun_in_the_previous_cycle_reaches_the_ccd_and_its_target(spark,
 
 
 def test_the_untouched_targets_still_equal_the_oracle(spark, lake):
-    workload = lake["workload"]
+    assert_the_untouched_targets_equal_the_oracle(spark, lake["workload"])
+
+
+def assert_the_untouched_targets_equal_the_oracle(spark, workload) -> None:
     last_commit = max(workload.oracle.commit_positions())
     for member in (CUSTOMERS, LINES):
         assert_target_equals_the_oracle(spark, workload, member, last_commit)
+
+
+def test_a_full_refresh_typed_by_habit_rebuilds_no_table(spark, lake):
+    """Issue 62, item 11: no table of lakerep can be rebuilt from its inputs (the landing is
+    pruned; the cycles, verdicts and replicas are the session's history), so `--full-refresh`
+    rebuilds none: it runs as a plain cycle, which with nothing landed changes no row."""
+
+    def row_counts() -> dict[str, int]:
+        return {
+            model: spark.sql(f"select count(*) from {relation_name(model)}").collect()[0][0]
+            for model in every_table()
+        }
+
+    before = row_counts()
+    dbt.invoke(["run", "--full-refresh", "--vars", json.dumps(RUN_VARS)], quiet=True)
+    assert row_counts() == before
+    assert_the_untouched_targets_equal_the_oracle(spark, lake["workload"])

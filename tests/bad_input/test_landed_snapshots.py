@@ -89,7 +89,7 @@ def lake(spark):
     landing.land_snapshot_rows(spark, rows)
     run_cycle(quiet=True, command="run")
     quarantined = spark.sql(f"select * from {relation_name('source_snapshot_quarantine')}").collect()
-    staged = spark.sql(f"select count(*) from {relation_name('stg_source_snapshot')}").collect()[0][0]
+    staged = spark.sql(f"select count(*) from {relation_name('int_snapshot_rows_valid')}").collect()[0][0]
     before_refresh = {
         target: (synchpoint, spark.table(relation_name(target)).count())
         for target, synchpoint in synchpoints(spark).items()
@@ -97,7 +97,7 @@ def lake(spark):
     land_refresh_snapshots(workload)
     land_next_batch(workload, 1_000)
     run_cycle(quiet=True, command="run")
-    judged_version = _delta_version(spark, relation_name("stg_source_snapshot_checked"))
+    judged_version = _delta_version(spark, relation_name("int_snapshot_rows_judged"))
     land_next_batch(workload, 500)  # log records only: no unload to judge
     run_cycle(quiet=True, command="run")
     return {
@@ -148,15 +148,15 @@ def test_targets_are_refreshed_and_receive_changes_once_a_valid_snapshot_lands(s
 
 
 def test_each_landed_unload_is_judged_once_and_a_cycle_without_one_writes_no_verdict(spark, lake):
-    # stg_source_snapshot_checked is appended in the cycle after an unload lands (issue 21), so
+    # int_snapshot_rows_judged is appended in the cycle after an unload lands (issue 21), so
     # every landed row is there exactly once, valid or quarantined, and a cycle that landed only
     # log records leaves it untouched: no statement, no Delta commit.
     per_batch = """
         select landing_batch, count(*) as row_count from {table} group by landing_batch
     """
     landed = spark.sql(per_batch.format(table=landing.SOURCE_SNAPSHOT_TABLE)).collect()
-    judged = spark.sql(per_batch.format(table=relation_name("stg_source_snapshot_checked"))).collect()
+    judged = spark.sql(per_batch.format(table=relation_name("int_snapshot_rows_judged"))).collect()
     assert sorted(map(tuple, judged)) == sorted(map(tuple, landed))
     assert len(landed) > 1  # the bad unloads, then the refresh snapshots
-    table = relation_name("stg_source_snapshot_checked")
+    table = relation_name("int_snapshot_rows_judged")
     assert _delta_version(spark, table) == lake["judged_version"]

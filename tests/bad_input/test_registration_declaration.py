@@ -233,8 +233,8 @@ def columns(*names: str) -> list[dict]:
             table(columns("id", "landing_batch")),
             "S.T: column landing_batch is a name the generated models use (IBMSNAP_*, apply_cycle, "
             "change_count, change_order, change_rank, conflicts, copy_rank, existed, first_change, "
-            "first_commitseq, first_operation, landing_batch, mitigated, operational_error, reworked, "
-            "row_action)",
+            "first_commitseq, first_operation, lakerep_deletes_key, landing_batch, mitigated, "
+            "operational_error, reworked, row_action)",
         ),
         (table(columns("id", "ibmsnap_commitseq")), "S.T: column ibmsnap_commitseq is a name the generated"),
         (

@@ -75,29 +75,21 @@ def test_a_name_that_is_not_safe_is_refused(tmp_path, declared, problem):
             "set Q1.S1: target apply_plan collides with the model models/apply/apply_plan.sql",
         ),
         (
-            document(member(target="stg_source_log")),
-            "set Q1.S1: target stg_source_log collides with the model models/staging/stg_source_log.sql",
+            document(member(target="stg_lakerep_raw__source_log")),
+            "set Q1.S1: target stg_lakerep_raw__source_log collides with the model "
+            "models/staging/stg_lakerep_raw__source_log.sql",
         ),
         (
             document(member(target="cd_sales__orders")),
-            "set Q1.S1: target cd_sales__orders collides with the CD model of SALES.ORDERS",
+            "set Q1.S1: target cd_sales__orders collides with the CD view of SALES.ORDERS",
         ),
         (
             document(member(target="ccd_inventory__stock")),
-            "set Q1.S1: target ccd_inventory__stock collides with the CCD model of INVENTORY.STOCK",
+            "set Q1.S1: target ccd_inventory__stock collides with the CCD view of INVENTORY.STOCK",
         ),
         (
-            document(member(target="t1"), member(target="apply_changes__t1")),
-            "set Q1.S1: target apply_changes__t1 collides with the change model of target t1",
-        ),
-        (
-            document(member(target="apply_changes__t1"), member(target="t1")),
-            "set Q1.S1: target t1: its change model apply_changes__t1 collides with target apply_changes__t1",
-        ),
-        (
-            document(member(target="t" * 114)),
-            f"set Q1.S1: target {'t' * 114}: its change model name {'apply_changes__' + 't' * 114!r} "
-            f"is not a name ({NAME_RULE})",
+            document(member(target="captured_log")),
+            "set Q1.S1: target captured_log collides with the model models/capture/captured_log.sql",
         ),
     ],
 )

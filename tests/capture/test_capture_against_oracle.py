@@ -16,7 +16,7 @@ from ccd_support import actual_ccd_history, actual_condensed_state, expected_ccd
 from lakerep import dbt
 from lakerep.lake import reset_lake
 from lakerep.pipeline import APPLY_MODELS, land_workload, run_cycle
-from lakerep.registrations import ccd_model_name, load_registrations
+from lakerep.registrations import load_registrations
 from lakerep.scaffold import cd_model_name
 from lakerep.summary import relation_name
 
@@ -80,54 +80,30 @@ def test_ccds_equal_the_oracle_at_the_capture_synchpoint(spark, captured):
     check_against_oracle(spark, captured)
 
 
-def test_the_merges_read_the_targets_from_the_cycles_lowest_position(spark, captured):
-    """The last cycle's non-condensed CCD merges keep a floor on the stored rows' position
-    (lakerep_merge_floor): at or below every change of a registered table the cycle read, so a
-    row read again still meets its stored twin (the tests above check that nothing is doubled),
-    and above the first landing batch's lowest, so the merge does not read the whole history.
-    (A CD or UOW merge, when a source reads again, keeps the same floor: the last test.)"""
-    landed = spark.sql(
-        "select landing_batch, upper(log_position) as position, record_type,"
-        " concat(source_owner, '.', source_table) as source from lakerep_raw.source_log"
-    ).collect()
-    last = max(row.landing_batch for row in landed)
-    lowest_read = min(
-        row.position
-        for row in landed
-        if row.landing_batch == last and row.record_type in ("I", "U", "D") and row.source in REGISTRATIONS
-    )
-    lowest_landed = min(row.position for row in landed)
+def test_a_cycle_of_new_batches_appends_its_cd_and_uow_rows_once(spark, captured):
+    """A cycle that reads new landing batches only appends its CD and UOW rows to the captured
+    log with a plain INSERT under Delta's transaction identifiers (lakerep_write_as 'append'):
+    every cycle of the fixture ran twice, the second time as if the first had been cut off before
+    its commit record, and the second append was left out by Delta, not doubled. The first cycle
+    creates the table, so its second run, a source with no restart tokens yet reading from the
+    start, merges: the appends are those of the cycles after it. The identifiers are unset once
+    the invocation ends."""
     compiled = Path(os.environ["DBT_TARGET_PATH"]) / "run" / "lakerep" / "models" / "capture"
-    history_ccds = [r for r in REGISTRATIONS.values() if not r.ccd_condensed]
-    assert history_ccds
-    for registration in history_ccds:
-        path = compiled / "ccd" / f"{ccd_model_name(registration)}.sql"
-        merge = path.read_text(encoding="utf-8")
-        floor = re.search(r"DBT_INTERNAL_DEST\.IBMSNAP_INTENTSEQ >= '(\w+)'", merge)
-        assert floor, path.name
-        assert lowest_landed < floor.group(1) <= lowest_read, path.name
-
-
-def test_a_cycle_of_new_batches_appends_cd_and_uow_rows_once(spark, captured):
-    """A cycle that reads new landing batches only appends its CD and UOW rows with a plain
-    INSERT under Delta's transaction identifiers (lakerep_idempotent_append): every cycle of
-    the fixture ran twice, the second time as if the first had been cut off before its commit
-    record, and the second append was left out by Delta, not doubled. The identifiers are unset
-    once the invocation ends."""
-    compiled = Path(os.environ["DBT_TARGET_PATH"]) / "run" / "lakerep" / "models" / "capture"
-    for path in [compiled / "uow.sql", *(compiled / "cd").glob("*.sql")]:
-        statement = " ".join(path.read_text(encoding="utf-8").split())
-        assert "insert into lakerep_capture." in statement, path.name
-        assert "merge" not in statement.lower(), path.name
-    for model in ["uow", *(cd_model_name(registration) for registration in REGISTRATIONS.values())]:
-        table = relation_name(model)
-        key = "IBMSNAP_COMMITSEQ" if model == "uow" else "IBMSNAP_INTENTSEQ, IBMSNAP_OPERATION"
-        duplicates = spark.sql(f"select {key} from {table} group by {key} having count(*) > 1").collect()
-        assert duplicates == [], model
-        # One append per warm cycle, each under its own identifier: the second attempt added none.
-        transactions = appended_transactions(spark, table)
-        assert len(transactions) == CYCLES - 1, (model, transactions)
-        assert None not in transactions and len(set(transactions)) == len(transactions), (model, transactions)
+    statement = " ".join((compiled / "captured_log.sql").read_text(encoding="utf-8").split())
+    assert "insert into lakerep_capture.captured_log" in statement
+    assert "merge" not in statement.lower()
+    table = relation_name("captured_log")
+    key = "IBMSNAP_INTENTSEQ, IBMSNAP_OPERATION"
+    duplicates = spark.sql(f"select {key} from {table} group by {key} having count(*) > 1").collect()
+    assert duplicates == []
+    # One append per cycle after the first, each under its own identifier: the second attempt
+    # added none.
+    transactions = [txn for txn in appended_transactions(spark, table) if txn is not None]
+    assert len(transactions) == CYCLES - 1, transactions
+    assert len(set(transactions)) == len(transactions), transactions
+    # ... and the first cycle's second run merged, once
+    merges = spark.sql(f"describe history {table}").where("operation = 'MERGE'").count()
+    assert merges == 1
     for setting in ["txnAppId", "txnVersion"]:
         assert spark.conf.get(f"spark.databricks.delta.write.{setting}", None) is None
 
@@ -148,7 +124,7 @@ def appended_transactions(spark, table: str) -> list[tuple[str, int] | None]:
 
 
 SKIPPING = "set spark.databricks.delta.stats.skipping = "
-WRITE = re.compile(r"(insert into table|merge into|insert overwrite table) lakerep_")
+WRITE = re.compile(r"(insert into|merge into|insert overwrite) lakerep_")
 
 
 def invocation_statements(args: list[str]) -> list[tuple[str, str, bool]]:
@@ -176,12 +152,11 @@ def invocation_statements(args: list[str]) -> list[tuple[str, str, bool]]:
 
 @ONE_LANDING_ORDER
 def test_file_skipping_is_off_only_for_the_nodes_that_gain_nothing_from_it(spark, captured):
-    """capture_window reads whole control tables and data tests whole tables: Delta's file
-    skipping is off while they run (lakerep_file_skipping=false), on for the other models, and
-    on again when the invocation ends, for the runner's own queries."""
+    """Data tests read whole tables: Delta's file skipping is off while they run
+    (lakerep_file_skipping=false), on for every model, and on again when the invocation ends,
+    for the runner's own queries."""
     statements = invocation_statements(["run", "--exclude", APPLY_MODELS])
     writes = {node: skipping for node, sql, skipping in statements if WRITE.search(sql)}
-    assert writes.pop("model.lakerep.capture_window") is False
     assert writes and all(writes.values()), writes
     assert statements[-1][2] and spark.conf.get("spark.databricks.delta.stats.skipping") == "true"
     statements = invocation_statements(["test", "--select", "capture_window"])
@@ -200,11 +175,11 @@ def views_created(args: list[str]) -> set[str]:
 
 @ONE_LANDING_ORDER
 def test_a_view_is_created_again_only_when_its_definition_changed(spark, captured):
-    """The cycles kept every view whose definition had not changed (restart_candidates holds the
-    run's literals, so a new run defines it anew); one whose recorded definition differs is
-    created again, with SCHEMA EVOLUTION; a full refresh creates every view."""
+    """The cycles kept every view whose definition had not changed (restart_candidates and
+    capture_window hold the run's literals, so a new run defines them anew); one whose recorded
+    definition differs is created again, with SCHEMA EVOLUTION; a full refresh creates every view."""
     quarantine = relation_name("source_log_quarantine")
-    assert views_created(VIEWS) <= {relation_name("restart_candidates")}
+    assert views_created(VIEWS) <= {relation_name("restart_candidates"), relation_name("capture_window")}
     spark.sql(f"alter view {quarantine} set tblproperties ('lakerep_definition' = 'stale')")
     assert quarantine in views_created(VIEWS)
     described = spark.sql(f"describe table extended {quarantine}").collect()
@@ -246,9 +221,9 @@ def test_warm_start_holds_the_uows_still_open(spark, captured):
 
 
 def test_reading_every_cycle_again_changes_nothing(spark, captured):
-    # Without windows and state, the next run starts with null tokens: it reads the whole log again.
+    # Without its cycles' records (the state), the next run starts with null tokens: it reads the
+    # whole log again, in a cycle numbered after every one its judged rows name.
     spark.sql(f"delete from {relation_name('capture_cycles')}")
-    spark.sql(f"delete from {relation_name('capture_window')}")
     run_cycle(quiet=True, command="run", capture_only=True)
     check_against_oracle(spark, captured)
     for model in ["uow", *(cd_model_name(registration) for registration in REGISTRATIONS.values())]:

@@ -1,9 +1,12 @@
 """Complete and noncomplete CCDs (SPEC §3) when capture starts after the source's past: a
 complete CCD takes the rows of a source snapshot that was unloaded while changes went on, and
-ends equal to the oracle's whole table, however often the unload landed; a noncomplete CCD
+ends equal to the oracle's whole table, however often the unload landed and even when the run
+that first judged the unload's batch was cut off before it judged the unload; a noncomplete CCD
 holds only what changed."""
 
 from __future__ import annotations
+
+import json
 
 import pytest
 from ccd_support import actual_ccd_history, actual_condensed_state, expected_ccd_history, global_synchpoint
@@ -37,6 +40,10 @@ def captured(spark):
     for snapshot in snapshots.values():
         landing.land_snapshot_rows(spark, snapshot.to_landing_rows())
         landing.land_snapshot_rows(spark, snapshot.to_landing_rows())  # a retried landing: counts once
+    # A run cut off after the log's judging, before the unloads': the next run finishes its cycle
+    # and takes the unloads of the cycle's batches with it.
+    cut_off = {"lakerep_run_id": "cut-off"}
+    dbt.invoke(["run", "--select", "+int_log_records_judged", "--vars", json.dumps(cut_off)], quiet=True)
     run_cycle(quiet=True, command="run", capture_only=True)
     landing.land_log_records(spark, workload.next_batch(600).records)
     run_cycle(quiet=True, command="run", capture_only=True)

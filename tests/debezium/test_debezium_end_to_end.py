@@ -132,7 +132,7 @@ def test_a_cycle_stages_the_events_and_replicates_them_as_the_oracle_says(spark,
     staged = spark.sql(
         "select log_position, uow_id, record_type, source_owner, source_table, "
         "date_format(log_timestamp, 'yyyy-MM-dd HH:mm:ss.SSSSSS') as log_timestamp, auth_token, "
-        f"before_image, after_image, landing_batch from {relation_name('stg_source_log')} "
+        f"before_image, after_image, landing_batch from {relation_name('int_log_records_valid')} "
         f"where landing_batch in ({batches})"
     ).collect()
     assert sorted(map(_record, staged), key=_key) == sorted(
@@ -153,7 +153,7 @@ def test_a_cycle_stages_the_events_and_replicates_them_as_the_oracle_says(spark,
 
     snapshot = spark.sql(
         f"select snapshot_id, unload_start_position, unload_end_position, row_image "
-        f"from {relation_name('stg_source_snapshot')}"
+        f"from {relation_name('int_snapshot_rows_valid')}"
     ).collect()
     at = position(SNAPSHOT.lsn)
     assert {(r.snapshot_id, r.unload_start_position, r.unload_end_position) for r in snapshot} == {

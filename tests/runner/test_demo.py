@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import re
 from contextlib import contextmanager
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -81,15 +81,19 @@ def test_status_shows_every_source_and_set_and_exits_7_for_the_set_in_a_gap(spar
         assert entry["restart_rule"] and entry["start_type"] == "warm"
         assert entry["cd_new_synchpoint"] is not None and entry["cd_old_synchpoint"] is not None
 
-    # Capture's lag after the last cycle, from the raw records of that cycle's landing batches
+    # The lag after the last cycle: the log ends with every UOW it holds committed, so every
+    # committed transaction is applied up to the newest record the cycle read.
     cycle = spark.sql(
-        f"select after_batch, up_to_batch, lag_seconds from {relation_name('capture_cycles')} "
+        f"select after_batch, up_to_batch, applied_through_time, completed_at, lag_seconds "
+        f"from {relation_name('capture_cycles')} where record_kind = 'cycle' "
         "order by cycle_number desc limit 1"
     ).collect()[0]
     read = [row for row in raw if cycle.after_batch < row.landing_batch <= cycle.up_to_batch]
     newest = max(datetime.fromisoformat(row.log_timestamp) for row in read)
-    commit_time = next(datetime.fromisoformat(r.log_timestamp) for r in raw if r.log_position == last_commit)
-    assert cycle.lag_seconds == pytest.approx((newest - commit_time).total_seconds())
+    if newest.tzinfo is not None:
+        newest = newest.astimezone(UTC).replace(tzinfo=None)  # Spark's session time is UTC
+    assert cycle.applied_through_time == newest
+    assert cycle.lag_seconds == pytest.approx((cycle.completed_at - newest).total_seconds(), abs=0.01)
 
     text = CliRunner().invoke(main, ["status"])
     assert "lakerep: set APPLY1.SALES: APPLIED in Apply cycle" in text.stdout

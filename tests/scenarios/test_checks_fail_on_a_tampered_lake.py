@@ -4,7 +4,10 @@ on the untouched one (SPEC §7): a check that passes whatever the lake holds pro
 One lake is built by a short scenario without crashes (a cold start, a refresh over a busy
 window, an external refresh of stock_copy, a prune, and the first cycle's refreshes). Each test
 then does to one table what a fault would (deletes a row, changes a value, duplicates a row,
-moves a synchpoint), runs the check, and puts the table back with Delta's RESTORE. Every check
+moves a synchpoint), runs the check, and puts the table back with Delta's RESTORE. The SPEC's
+per-source CD and CCD tables, the UOW table, the register and the trail are views (ADR 0011), so
+a fault reaches them through the shared table they read: captured_log, ccd_rows,
+capture_cycles or apply_cycles. Every check
 has passed on the untouched lake before any test tampers with it (the `untouched` fixture, once
 for the module, as a check costs up to a dbt invocation). A RESTORE that fails fails the test
 that tampered, and each failure must name the row its own test tampered with.
@@ -45,6 +48,15 @@ SCHEDULE = Schedule(
 pytestmark = [pytest.mark.spark, pytest.mark.scenarios, pytest.mark.usefixtures("one_parse", "untouched")]
 
 FIRST_POSITION = format_position(1)
+# the image's email (null, or a JSON string with its escapes) replaced, as the log writes images
+EMAIL_TAMPERED = (
+    "update {table} set row_image = regexp_replace(row_image, "
+    r"""'"email": (null|"([^"\\\\]|\\\\.)*")', '"email": "x@tampered"') """
+)
+QUANTITY_TAMPERED = (
+    "update {table} set row_image = "
+    """regexp_replace(row_image, '"quantity": (null|-?[0-9]+)', '"quantity": -7') """
+)
 LAST_POSITION = "F" * 20
 
 
@@ -143,15 +155,20 @@ def test_a_row_deleted_from_a_history_target_fails_its_check_naming_the_row(spar
 
 
 @pytest.mark.parametrize(
-    ("model", "key"), [("cd_sales__orders", "IBMSNAP_INTENTSEQ"), ("uow", "IBMSNAP_UOWID")]
+    ("model", "key", "rows_of"),
+    [
+        ("cd_sales__orders", "IBMSNAP_INTENTSEQ", "source_table = 'ORDERS'"),
+        ("uow", "IBMSNAP_UOWID", "IBMSNAP_OPERATION = 'C'"),
+    ],
 )
-def test_a_duplicated_row_fails_the_duplicate_check_naming_it(spark, scenario, model, key):
+def test_a_duplicated_row_fails_the_duplicate_check_naming_it(spark, scenario, model, key, rows_of):
     first = one(spark, f"select min({key}) from {relation_name(model)}")[0]
+    column = "IBMSNAP_INTENTSEQ" if key == "IBMSNAP_INTENTSEQ" else key
     assert_fails(
         lambda: checks.check_no_duplicates(spark),
         spark,
-        model,
-        copied(spark, model, f"{key} = '{first}'"),
+        "captured_log",
+        copied(spark, "captured_log", f"{rows_of} and {column} = '{first}'"),
         rf"{model} holds duplicate rows: .*'{key}': '{first}'",
     )
 
@@ -160,8 +177,9 @@ def test_a_moved_register_synchpoint_fails_the_register_check(spark, scenario):
     assert_fails(
         lambda: checks.check_register(spark, scenario.workload),
         spark,
-        "capture_register",
-        f"update {{table}} set SYNCHPOINT = '{FIRST_POSITION}' where GLOBAL_RECORD = 'Y'",
+        "capture_cycles",
+        f"update {{table}} set synchpoint = '{FIRST_POSITION}' where record_kind = 'cycle' "
+        f"and cycle_number = (select max(cycle_number) from {{table}})",
         f"register SYNCHPOINT {FIRST_POSITION}, but the last commit landed is",
     )
 
@@ -182,8 +200,8 @@ def test_a_deleted_cd_row_fails_the_change_data_check_naming_it(spark, scenario)
     assert_fails(
         lambda: checks.check_change_data(spark, scenario.workload),
         spark,
-        "cd_sales__customers",
-        f"delete from {{table}} where IBMSNAP_INTENTSEQ = '{position}'",
+        "captured_log",
+        f"delete from {{table}} where IBMSNAP_INTENTSEQ = '{position}' and source_table = 'CUSTOMERS'",
         rf"SALES.CUSTOMERS: \d+ changes .* not in its CD table .*'{position}', '{uow_id}'",
     )
 
@@ -193,8 +211,8 @@ def test_a_changed_cd_value_fails_the_change_data_check_naming_the_row(spark, sc
     assert_fails(
         lambda: checks.check_change_data(spark, scenario.workload),
         spark,
-        "cd_sales__customers",
-        f"update {{table}} set email = 'x@tampered' where IBMSNAP_INTENTSEQ = '{position}'",
+        "captured_log",
+        EMAIL_TAMPERED + f"where IBMSNAP_INTENTSEQ = '{position}' and source_table = 'CUSTOMERS'",
         rf"CD rows hold other values .* \('{position}', '{uow_id}', '[DIU]'\): .*'x@tampered'",
     )
 
@@ -204,9 +222,12 @@ def test_a_cd_row_the_source_never_wrote_fails_the_change_data_check(spark, scen
     assert_fails(
         lambda: checks.check_change_data(spark, scenario.workload),
         spark,
-        "cd_sales__customers",
+        "captured_log",
         copied(
-            spark, "cd_sales__customers", f"IBMSNAP_INTENTSEQ = '{position}'", IBMSNAP_UOWID="'NOT-A-UOW'"
+            spark,
+            "captured_log",
+            f"IBMSNAP_INTENTSEQ = '{position}' and source_table = 'CUSTOMERS'",
+            IBMSNAP_UOWID="'NOT-A-UOW'",
         ),
         rf"holds \d+ rows the source never wrote \(\[\('{position}', 'NOT-A-UOW'",
     )
@@ -218,8 +239,8 @@ def test_a_ccd_row_held_twice_fails_the_ccd_check_naming_it(spark, scenario):
     assert_fails(
         lambda: checks.check_ccd(spark, scenario.workload, scenario.journal),
         spark,
-        model,
-        copied(spark, model, f"IBMSNAP_INTENTSEQ = '{position}'"),
+        "ccd_rows",
+        copied(spark, "ccd_rows", f"source_table = 'STOCK' and IBMSNAP_INTENTSEQ = '{position}'"),
         rf"{model}: \d+ rows held twice at its grain \(first \('[0-9A-F]+', '{position}'",
     )
 
@@ -232,8 +253,10 @@ def test_a_changed_ccd_value_fails_the_ccd_check_naming_the_row(spark, scenario)
     assert_fails(
         lambda: checks.check_ccd(spark, scenario.workload, scenario.journal),
         spark,
-        model,
-        f"update {{table}} set quantity = -7 where order_id = {order_id} and line_no = {line_no}",
+        "ccd_rows",
+        QUANTITY_TAMPERED + f"where source_table = 'ORDER_LINES' "
+        f"and get_json_object(row_image, '$.order_id') = '{order_id}' "
+        f"and get_json_object(row_image, '$.line_no') = '{line_no}'",
         rf"{model}: 1 rows the source never had, .*{order_id}, {line_no}, .*, -7, ",
     )
 
@@ -244,8 +267,8 @@ def test_a_deleted_ccd_row_fails_the_ccd_check_naming_it(spark, scenario):
     assert_fails(
         lambda: checks.check_ccd(spark, scenario.workload, scenario.journal),
         spark,
-        model,
-        f"delete from {{table}} where IBMSNAP_INTENTSEQ = '{position}'",
+        "ccd_rows",
+        f"delete from {{table}} where source_table = 'STOCK' and IBMSNAP_INTENTSEQ = '{position}'",
         rf"{model}: \d+ rows of changes .* missing, .*'{position}'",
     )
 
@@ -255,15 +278,16 @@ def test_a_uow_at_another_commit_or_gone_fails_the_uow_check_naming_it(spark, sc
     assert_fails(
         lambda: checks.check_uow(spark, scenario.workload),
         spark,
-        "uow",
-        f"update {{table}} set IBMSNAP_COMMITSEQ = '{FIRST_POSITION}' where IBMSNAP_UOWID = '{uow_id}'",
+        "captured_log",
+        f"update {{table}} set IBMSNAP_INTENTSEQ = '{FIRST_POSITION}' "
+        f"where IBMSNAP_OPERATION = 'C' and IBMSNAP_UOWID = '{uow_id}'",
         rf"holds 1 UOWs not committed there .*'{uow_id}', '{FIRST_POSITION}'",
     )
     assert_fails(
         lambda: checks.check_uow(spark, scenario.workload),
         spark,
-        "uow",
-        f"delete from {{table}} where IBMSNAP_UOWID = '{uow_id}'",
+        "captured_log",
+        f"delete from {{table}} where IBMSNAP_OPERATION = 'C' and IBMSNAP_UOWID = '{uow_id}'",
         rf"lacks 1 UOWs .*'{uow_id}'",
     )
 
@@ -274,20 +298,21 @@ def test_a_restart_synchpoint_moved_back_fails_the_token_check_naming_the_source
         lambda: checks.check_restart_tokens(spark, scenario.workload),
         spark,
         "capture_cycles",
-        f"update {{table}} set restart2 = '{FIRST_POSITION}' where session_name = 'scenario' "
-        f"and source_owner = 'SALES' and source_table = 'ORDERS' and cycle_number = {cycle}",
+        f"update {{table}} set restart2 = '{FIRST_POSITION}' where record_kind = 'source' "
+        f"and session_name = 'scenario' and source_owner = 'SALES' and source_table = 'ORDERS' "
+        f"and cycle_number = {cycle}",
         rf"SALES.ORDERS: restarting from RESTART1 \w+ RESTART2 {FIRST_POSITION} would lose \d+ changes",
     )
 
 
 def test_a_set_whose_last_cycle_stopped_short_fails_the_pruning_control_check(spark, scenario):
-    cycle = one(spark, f"select max(apply_cycle) from {relation_name('apply_trail')}")[0]
+    cycle = one(spark, f"select max(apply_cycle) from {relation_name('apply_cycles')}")[0]
     assert_fails(
         lambda: checks.check_pruning_control(spark),
         spark,
-        "apply_trail",
+        "apply_cycles",
         f"update {{table}} set synchpoint = '{FIRST_POSITION}' "
-        f"where set_name = 'STOCK' and apply_cycle = {cycle}",
+        f"where record_kind = 'set' and set_name = 'STOCK' and apply_cycle = {cycle}",
         f"set STOCK applied up to {FIRST_POSITION}, Capture's SYNCHPOINT is",
     )
 
@@ -315,8 +340,8 @@ def test_an_external_refresh_never_done_fails_the_refreshes_check_naming_it(spar
     assert_fails(
         lambda: checks.check_refreshes_asked_were_done(spark, scenario.journal),
         spark,
-        "apply_plan",
-        "delete from {table} where action = 'EXTERNAL_REFRESH'",
+        "apply_cycles",
+        "delete from {table} where record_kind = 'member' and action = 'EXTERNAL_REFRESH'",
         r"\d+ refreshes asked for were never done .*\('stock_copy', 'EXTERNAL_REFRESH', \d+\)",
     )
 
@@ -326,35 +351,35 @@ def test_a_prune_past_a_member_fails_the_prune_check_naming_the_source(spark, sc
     assert_fails(
         lambda: checks.check_prune_keeps_what_members_need(spark, bounds),
         spark,
-        "capture_register",
-        f"update {{table}} set CD_OLD_SYNCHPOINT = '{LAST_POSITION}' "
-        "where SOURCE_OWNER = 'INVENTORY' and SOURCE_TABLE = 'STOCK'",
+        "capture_cycles",
+        f"update {{table}} set cd_old_synchpoint = '{LAST_POSITION}' "
+        "where record_kind = 'source' and source_owner = 'INVENTORY' and source_table = 'STOCK'",
         rf"past the members: .*'INVENTORY.STOCK': \('{LAST_POSITION}'",
     )
 
 
 def test_a_broken_column_contract_fails_the_contract_test_naming_rule_column_and_value(spark, scenario):
     """The data test lakerep_column_contracts (a model's not_null, accepted_values and unique
-    rules in one statement) passes on the untouched UOW table, and fails once a UOW row is held
-    twice with a null LOGMARKER and an unknown REJ_CODE: a row per rule broken, naming it, both
-    stored (--store-failures) and in the failure's message, which a failing run prints."""
-    select = ["test", "--select", "uow,test_name:lakerep_column_contracts", "--store-failures"]
+    rules in one statement) passes on the untouched captured log, and fails once a UOW row is held
+    twice, once with a null capture_cycle and once with an unknown operation: a row per rule
+    broken, naming it, both stored (--store-failures) and in the failure's message, which a
+    failing run prints."""
+    select = ["test", "--select", "captured_log,test_name:lakerep_column_contracts", "--store-failures"]
     assert dbt.invoke(select, check=False, quiet=True).exit_code == dbt.EXIT_OK
-    latest = "select max_by(IBMSNAP_UOWID, IBMSNAP_COMMITSEQ), max(IBMSNAP_COMMITSEQ) from {}"
-    uow_id, commitseq = one(spark, latest.format(relation_name("uow")))
-    copy = copied(
-        spark, "uow", f"IBMSNAP_COMMITSEQ = '{commitseq}'",
-        IBMSNAP_LOGMARKER="cast(null as timestamp)", IBMSNAP_REJ_CODE="'9'",
-    )  # fmt: skip
-    with tampered(spark, "uow", copy):
+    latest = "select max(IBMSNAP_INTENTSEQ) from {} where IBMSNAP_OPERATION = 'C'"
+    [commitseq] = one(spark, latest.format(relation_name("captured_log")))
+    where = f"IBMSNAP_OPERATION = 'C' and IBMSNAP_INTENTSEQ = '{commitseq}'"
+    held_twice = copied(spark, "captured_log", where, capture_cycle="cast(null as bigint)")
+    unknown = copied(spark, "captured_log", where, IBMSNAP_OPERATION="'X'").split(" select ", 1)[1]
+    with tampered(spark, "captured_log", f"{held_twice} union all select {unknown}"):
         outcome = dbt.invoke(select, check=False, quiet=True)
     assert outcome.exit_code != dbt.EXIT_OK
-    assert '"column_names": "IBMSNAP_REJ_CODE", "offending_value": "9"' in outcome.detail, outcome.detail
+    assert '"column_names": "IBMSNAP_OPERATION", "offending_value": "X"' in outcome.detail, outcome.detail
     [failed] = [result for result in outcome.result.results if result.node.resource_type == "test"]
     failures = {tuple(row) for row in spark.sql(f"select * from {failed.node.relation_name}").collect()}
+    key = f'{{"IBMSNAP_INTENTSEQ":"{commitseq}","IBMSNAP_OPERATION":"C"}}'
     assert failures == {
-        ("not_null", "IBMSNAP_LOGMARKER", None, 1),
-        ("accepted_values", "IBMSNAP_REJ_CODE", "9", 1),
-        ("unique", "IBMSNAP_UOWID", f'{{"IBMSNAP_UOWID":"{uow_id}"}}', 2),
-        ("unique", "IBMSNAP_COMMITSEQ", f'{{"IBMSNAP_COMMITSEQ":"{commitseq}"}}', 2),
+        ("not_null", "capture_cycle", None, 1),
+        ("accepted_values", "IBMSNAP_OPERATION", "X", 1),
+        ("unique", "IBMSNAP_INTENTSEQ, IBMSNAP_OPERATION", key, 2),
     }

@@ -32,6 +32,10 @@ class Runs:
         self.recovering = False  # the next cycle finishes one an earlier run left cut off
         self.automatic_cold_start = False  # a warm start turns cold in the run's first cycle
         self.lake_cycles: set[tuple[str, int]] = set()  # the capture cycles the lake holds
+        # a cycle after a recovery completes none (nothing landed): the lake's last is still the
+        # recovered one
+        self.nothing_after_recovery = False
+        self.last: CycleReport | None = None
         monkeypatch.setattr(session, "_cycle", self.cycle)
         monkeypatch.setattr(session, "_nothing_landed_since", lambda last: False)
         monkeypatch.setattr(session, "_capture_cycle_in_lake", lambda *cycle: cycle in self.lake_cycles)
@@ -43,11 +47,15 @@ class Runs:
         self.commands.append(dbt_args[0])
         if dbt_args[0] == "build" and self.failing_builds:
             raise RuntimeError("a data test failed")
+        if self.nothing_after_recovery and self.last is not None and self.last.recovered:
+            assert len(self.commands) < 10, "the run never ends"
+            return self.last
         number = len(self.commands)
         run_id = "earlier-run" if self.recovering else run_vars["lakerep_run_id"]
         self.recovering = False
         self.lake_cycles.add((run_id, number))
-        return CycleReport(number, run_id, run_id != run_vars["lakerep_run_id"], 0, 0, 0, None, None)
+        self.last = CycleReport(number, run_id, run_id != run_vars["lakerep_run_id"], 0, 0, 0, None, None)
+        return self.last
 
     def once(self, session_name: str = "s1", **start) -> list[str]:
         """One `lakerep run --once`: the dbt commands of its cycles (a recovery cycle, then its own)."""
@@ -259,3 +267,16 @@ def test_the_fingerprint_follows_the_models_and_tests_not_the_rest(tmp_path):
     assert edited != first
     (project / "lakerep" / "session.py").write_text("# another runner\n")
     assert data_test_schedule.project_fingerprint(project) != edited
+
+
+def test_a_run_whose_own_cycle_completes_none_after_a_recovery_ends(home, monkeypatch):
+    """A run finishes the cycle an earlier run left cut off, then runs its own, which has nothing
+    to do and commits to no table: the lake's last cycle is still the recovered one. That is the
+    run's own idle cycle, not one more recovery (the run went on finishing it for ever)."""
+    runs = Runs(monkeypatch)
+    runs.recovering = runs.nothing_after_recovery = True
+    reports = run_session(SessionStart("s1", once=True, test_interval=3600.0))
+    assert [(report.cycle_number, report.recovered, report.idle) for report in reports] == [
+        (1, True, False),
+        (1, False, True),
+    ]

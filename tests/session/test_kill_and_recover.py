@@ -57,8 +57,8 @@ def lake(tmp_path_factory) -> Lake:
 def test_kill_9_mid_cycle_then_recover_then_warm(spark, lake):
     offset = lake.log_size()
     runner = lake.start("run", "--session", "crash", "--once", "--capture-only")
-    # Killed once the CD tables are written, before the cycle's commit record.
-    lake.wait_for_log("OK created sql incremental model lakerep_capture.cd_", after=offset)
+    # Killed once the captured log (the CD rows) is written, before the cycle's commit record.
+    lake.wait_for_log("OK created sql incremental model lakerep_capture.captured_log", after=offset)
     runner.send_signal(signal.SIGKILL)
     runner.wait(timeout=60)
     assert runner.returncode == -signal.SIGKILL

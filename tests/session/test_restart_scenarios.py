@@ -6,13 +6,14 @@ warmns refuses)."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 
 import pytest
 from capture.ccd_support import actual_ccd_history, actual_condensed_state, expected_ccd_history
 
-from lakerep import landing
+from lakerep import dbt, landing
 from lakerep.lake import reset_lake
 from lakerep.registrations import load_registrations
 from lakerep.scaffold import cd_model_name
@@ -64,10 +65,11 @@ def state(spark) -> dict[str, tuple]:
 
 
 def last_window(spark) -> dict[str, str | None]:
+    """Where each source of the last completed cycle read again from (None: the new batches only)."""
     found = rows(
         spark,
-        "select * from {capture_window} where cycle_number = "
-        "(select max(cycle_number) from {capture_window})",
+        "select * from {capture_cycles} where record_kind = 'source' and cycle_number = "
+        "(select max(cycle_number) from {capture_cycles})",
     )
     return {f"{row['source_owner']}.{row['source_table']}": row["reread_from"] for row in found}
 
@@ -169,26 +171,26 @@ def test_an_explicit_override_moving_one_source_back_rereads_only_that_source(sp
 
 def test_a_condensed_ccd_read_again_keeps_a_stored_row_that_is_later(spark, workload, tmp_path):
     """A condensed CCD replaces a key's stored row only with a later change: the condition of
-    its MERGE (lakerep_update_if_later), since the model no longer reads its own table. Reading
-    SALES.CUSTOMERS again from the log's first position meets every key's changes again; a row
-    made later than all of them stays as it is, and every other key still equals the oracle."""
-    ccd = relation_name("ccd_sales__customers")
+    the CCD table's MERGE (lakerep_write_as later_by). Reading SALES.CUSTOMERS again from the
+    log's first position meets every key's changes again; a row made later than all of them stays
+    as it is, and every other key still equals the oracle."""
+    ccd, ccd_rows = relation_name("ccd_sales__customers"), relation_name("ccd_rows")
     key_column = REGISTRATIONS["SALES.CUSTOMERS"].key_columns[0]
     original = spark.sql(
         f"select * from {ccd} where IBMSNAP_OPERATION != 'D' order by `{key_column}` limit 1"
     ).collect()[0]
     key, later = original[key_column], "9" * 20
-    spark.sql(f"update {ccd} set IBMSNAP_COMMITSEQ = '{later}' where `{key_column}` = '{key}'")
+    row = f"source_table = 'CUSTOMERS' and row_key = to_json(array('{key}'))"
+    spark.sql(f"update {ccd_rows} set IBMSNAP_COMMITSEQ = '{later}' where {row}")
     first_position = rows(spark, f"select min(log_position) as p from {landing.SOURCE_LOG_TABLE}")[0]["p"]
     token_file = tmp_path / "customers.tokens"
     token_file.write_text(f"SALES.CUSTOMERS={first_position}\nSALES.CUSTOMERS={LOWEST}\n", encoding="utf-8")
-    (report,) = warm(token_file)  # nothing new landed: every change read is one the CCD holds
+    warm(token_file)  # nothing new landed: every change read is one the CCD holds
     assert last_window(spark)["SALES.CUSTOMERS"] == first_position
-    assert report.row_changes > 0  # the re-read met the source's changes again
     kept = spark.sql(f"select IBMSNAP_COMMITSEQ from {ccd} where `{key_column}` = '{key}'").collect()
     assert [row[0] for row in kept] == [later]
     restored = original["IBMSNAP_COMMITSEQ"]
-    spark.sql(f"update {ccd} set IBMSNAP_COMMITSEQ = '{restored}' where `{key_column}` = '{key}'")
+    spark.sql(f"update {ccd_rows} set IBMSNAP_COMMITSEQ = '{restored}' where {row}")
     assert_ccds_equal_the_oracle(spark, workload)
 
 
@@ -260,49 +262,35 @@ def one(spark, sql: str):
     return spark.sql(sql).collect()[0][0]
 
 
-def test_a_lake_whose_register_is_a_table_keeps_its_synchpoints_when_capture_register_is_first_built(
-    spark, workload
-):
-    """A lake written before the register became a view over capture_register (issue 25) kept
-    the register as a table, with prunes' raises of CD_OLD_SYNCHPOINT made in place: the first
-    build of capture_register takes its rows from there, and the view replaces the table."""
-    register, capture_register = relation_name("register"), relation_name("capture_register")
-    spark.sql(f"drop view {register}")
-    spark.sql(f"create table {register} using delta as select * from {capture_register}")
-    # as a prune had raised it in place: to Capture's synchpoint
-    raised = one(spark, f"select SYNCHPOINT from {register} where GLOBAL_RECORD = 'Y'")
-    spark.sql(
-        f"update {register} set CD_OLD_SYNCHPOINT = '{raised}' "
-        "where SOURCE_OWNER = 'SALES' and SOURCE_TABLE = 'ORDERS'"
-    )
-    before = {row["SOURCE_TABLE"]: row for row in spark.sql(f"select * from {register}").collect()}
-    spark.sql(f"drop table {capture_register}")
-    land(spark, workload)
-    warm()
-    kind = spark.sql(f"describe table extended {register}").where("col_name = 'Type'").collect()
-    assert [row["data_type"] for row in kind] == ["VIEW"]
-    after = {row["SOURCE_TABLE"]: row for row in spark.sql(f"select * from {register}").collect()}
-    assert after["ORDERS"]["CD_OLD_SYNCHPOINT"] == raised
-    for table, row in before.items():
-        assert after[table]["CD_OLD_SYNCHPOINT"] == (
-            raised if table == "ORDERS" else row["CD_OLD_SYNCHPOINT"]
-        )
-        assert after[table]["SYNCHPOINT"] == max(workload.oracle.commit_positions()), table
-
-
 def test_without_a_warm_start_row_capture_resynchronises_from_the_register(spark, workload):
-    warm_start = relation_name("warm_start")
-    synchpoint = spark.sql(
-        f"select SYNCHPOINT from {relation_name('register')} where GLOBAL_RECORD = 'Y'"
-    ).collect()[0][0]
-    spark.sql(f"delete from {warm_start}")  # as if the last cycle never wrote it (seed 002)
+    cycles = relation_name("capture_cycles")
+    last = one(spark, f"select max(cycle_number) from {cycles}")
+    synchpoint = one(spark, f"select SYNCHPOINT from {relation_name('register')} where GLOBAL_RECORD = 'Y'")
+    # As if the last cycle had left no usable warm-start row (seed 002): neither the UOWs in
+    # flight nor the row without a UOW.
+    spark.sql(f"delete from {cycles} where cycle_number = {last} and record_kind = 'in_flight'")
+    spark.sql(f"update {cycles} set resync_position = null where cycle_number = {last}")
     land(spark, workload)
     warm()
-    latest = "(select max(cycle_number) from {capture_window})"
-    windows = rows(
+    resynchronised = rows(
         spark,
-        "select distinct resync_source, previous_resync_position from {capture_window} "
-        "where cycle_number = " + latest,
+        "select resync_source, previous_resync_position from {capture_cycles} "
+        f"where record_kind = 'cycle' and cycle_number > {last}",
     )
-    assert [tuple(row) for row in windows] == [("register", synchpoint)]
-    assert spark.sql(f"select count(*) from {warm_start}").collect()[0][0] >= 1
+    assert [tuple(row) for row in resynchronised] == [("register", synchpoint)]
+    assert spark.sql(f"select count(*) from {relation_name('warm_start')}").collect()[0][0] >= 1
+
+
+def test_a_cold_start_cut_off_before_its_decision_is_a_cold_start_when_run_again(spark, workload):
+    """The cold run judged the new batch (so it opened the cycle) and was cut off before its
+    restart decision; the cold run after it decides for that cycle, and the cycle is a cold start:
+    every source reads again from its decided RESTART1."""
+    land(spark, workload)
+    cut_off = {"lakerep_run_id": "cut-off", "lakerep_session": SESSION, "lakerep_start": "cold"}
+    dbt.invoke(["run", "--select", "+int_log_records_judged", "--vars", json.dumps(cut_off)], quiet=True)
+    warm(start_type="cold")
+    reread = last_window(spark)
+    decided = decisions_of_last_run(spark)
+    assert reread == {name: restart1 for name, (_, restart1, _) in decided.items()}
+    assert None not in reread.values()
+    assert_ccds_equal_the_oracle(spark, workload)

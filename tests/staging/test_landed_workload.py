@@ -20,8 +20,8 @@ def landed(request, spark):
     reset_lake()
     result = land_workload(records=3_000, seed=11, batch_records=1_000, landing_order=request.param)
     # the data tests, without the unit tests (tests/runner/test_demo.py runs every one)
-    cycle = run_cycle(quiet=True, select="staging landing_batch_summary", unit_tests=False)
-    staged = spark.sql(f"select * from {relation_name('stg_source_log')}").collect()
+    cycle = run_cycle(quiet=True, select="staging intermediate", unit_tests=False)
+    staged = spark.sql(f"select * from {relation_name('int_log_records_valid')}").collect()
     return result, cycle, staged
 
 
@@ -107,7 +107,7 @@ def test_a_batch_staging_passed_over_fails_the_validation_check(spark, landed):
         "select count(*) from lakerep_raw.source_log where landing_batch = 2"
     ).collect()[0][0]
     assert dbt.invoke(["test", "--select", check], check=False, quiet=True).exit_code == dbt.EXIT_OK
-    spark.sql(f"delete from {relation_name('stg_source_log_checked')} where landing_batch = 2")
+    spark.sql(f"delete from {relation_name('int_log_records_judged')} where landing_batch = 2")
     outcome = dbt.invoke(["test", "--select", check, "--store-failures"], check=False, quiet=True)
     assert outcome.exit_code != dbt.EXIT_OK
     [failed] = [result for result in outcome.result.results if result.node.name == check]

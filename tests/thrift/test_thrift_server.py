@@ -70,8 +70,8 @@ def test_dbt_build_runs_against_a_spark_thrift_server(server):
     second = dbt_thrift(home, port, "build")
     assert second.returncode == 0, second.stdout[-3000:]
 
-    assert query(port, "select count(*) from lakerep_staging.stg_source_log") == [(2,)]
+    assert query(port, "select count(*) from lakerep_staging.int_log_records_valid") == [(2,)]
     assert query(port, "select quarantine_reason from lakerep_staging.source_log_quarantine") == [
         ("malformed_log_position",)
     ]
-    assert (home / "warehouse" / "lakerep_staging.db" / "stg_source_log_checked" / "_delta_log").is_dir()
+    assert (home / "warehouse" / "lakerep_staging.db" / "int_log_records_judged" / "_delta_log").is_dir()

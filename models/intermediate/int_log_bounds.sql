@@ -1,0 +1,21 @@
+{{ config(materialized='view', lakerep_built='declaration') }}
+
+{#-
+    The source log's bounds as landed now (SPEC §4), one row: its oldest and its newest well-formed
+    position, normalized, over every landed record (valid or not: a record held back still tells
+    where the log is). Pruning the landed log moves the oldest up. The restart decision
+    (restart_candidates) checks the tokens it may start from against them.
+-#}
+
+with
+
+log_positions as (
+    select {{ lakerep_normalize_position('log_position') }} as log_position
+    from {{ ref('stg_lakerep_raw__source_log') }}
+)
+
+select
+    min(log_position) as log_oldest_position,
+    max(log_position) as log_end_position
+from log_positions
+where {{ lakerep_is_position('log_position') }}
