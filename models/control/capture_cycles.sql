@@ -122,13 +122,11 @@ synchpoint_read as (
 
 synchpoint as (
     -- With the source time up to which every committed transaction is captured: the newest
-    -- record read when the read ended with no transaction open, else the synchpoint's commit time.
+    -- record read (a transaction still open then had not committed at the source either), else,
+    -- with nothing read, the synchpoint's commit time.
     select
         *,
-        case
-            when highest_in_read is not null and synchpoint >= highest_position_read then log_end_time
-            else synchtime
-        end as applied_through_time
+        coalesce(log_end_time, synchtime) as applied_through_time
     from synchpoint_read
 ),
 

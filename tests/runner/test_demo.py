@@ -81,8 +81,8 @@ def test_status_shows_every_source_and_set_and_exits_7_for_the_set_in_a_gap(spar
         assert entry["restart_rule"] and entry["start_type"] == "warm"
         assert entry["cd_new_synchpoint"] is not None and entry["cd_old_synchpoint"] is not None
 
-    # The lag after the last cycle: the log ends with every UOW it holds committed, so every
-    # committed transaction is applied up to the newest record the cycle read.
+    # The lag after the last cycle: every transaction committed up to the newest record the cycle
+    # read is applied, whether or not a transaction was still open there.
     cycle = spark.sql(
         f"select after_batch, up_to_batch, applied_through_time, completed_at, lag_seconds "
         f"from {relation_name('capture_cycles')} where record_kind = 'cycle' "
