@@ -82,7 +82,7 @@ def test_kill_9_mid_cycle_then_recover_then_warm(spark, lake):
         "1",
         "--capture-only",
     )
-    lake.wait_for_log("START sql incremental model lakerep_capture.cd_", after=offset)
+    lake.wait_for_log("START sql incremental model lakerep_capture.captured_log", after=offset)
     runner.send_signal(signal.SIGTERM)  # finishes the cycle, commits its state, ends
     output, _ = runner.communicate(timeout=900)
     assert runner.returncode == 0, output

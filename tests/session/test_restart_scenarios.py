@@ -229,6 +229,22 @@ def test_a_special_override_with_current_restart_starts_at_the_end_of_the_log(sp
     assert actual_ccd_history(spark, orders) == sorted(history_before + after, key=lambda row: row[:3])
 
 
+def test_a_cold_start_cut_off_before_its_decision_is_a_cold_start_when_run_again(spark, workload):
+    """The cold run judged the new batch (so it opened the cycle) and was cut off before its
+    restart decision; the cold run after it decides for that cycle, and the cycle is a cold start:
+    every source reads again from its decided RESTART1. Before the log is pruned (the next
+    scenario): a cold start after it cannot bring back what the pruned log held."""
+    land(spark, workload)
+    cut_off = {"lakerep_run_id": "cut-off", "lakerep_session": SESSION, "lakerep_start": "cold"}
+    dbt.invoke(["run", "--select", "+int_log_records_judged", "--vars", json.dumps(cut_off)], quiet=True)
+    warm(start_type="cold")
+    reread = last_window(spark)
+    decided = decisions_of_last_run(spark)
+    assert reread == {name: restart1 for name, (_, restart1, _) in decided.items()}
+    assert None not in reread.values()
+    assert_ccds_equal_the_oracle(spark, workload)
+
+
 def test_a_pruned_log_turns_warm_cold_and_warmns_refuses(spark, workload):
     restart_points = state(spark)
     prune_below = rows(spark, f"select max(log_position) as p from {landing.SOURCE_LOG_TABLE}")[0]["p"]
@@ -279,18 +295,3 @@ def test_without_a_warm_start_row_capture_resynchronises_from_the_register(spark
     )
     assert [tuple(row) for row in resynchronised] == [("register", synchpoint)]
     assert spark.sql(f"select count(*) from {relation_name('warm_start')}").collect()[0][0] >= 1
-
-
-def test_a_cold_start_cut_off_before_its_decision_is_a_cold_start_when_run_again(spark, workload):
-    """The cold run judged the new batch (so it opened the cycle) and was cut off before its
-    restart decision; the cold run after it decides for that cycle, and the cycle is a cold start:
-    every source reads again from its decided RESTART1."""
-    land(spark, workload)
-    cut_off = {"lakerep_run_id": "cut-off", "lakerep_session": SESSION, "lakerep_start": "cold"}
-    dbt.invoke(["run", "--select", "+int_log_records_judged", "--vars", json.dumps(cut_off)], quiet=True)
-    warm(start_type="cold")
-    reread = last_window(spark)
-    decided = decisions_of_last_run(spark)
-    assert reread == {name: restart1 for name, (_, restart1, _) in decided.items()}
-    assert None not in reread.values()
-    assert_ccds_equal_the_oracle(spark, workload)
