@@ -32,7 +32,7 @@ from lakerep.sources.postgresql import DEFAULT_SLOT, PostgresqlSource, SourceErr
 from lakerep.summary import apply_lines, capture_line
 from lakerep.token_file import TokenFileError
 
-# Exit codes (README): dbt's own (0 ok, 1 model or test errors, 2 crash), then ours.
+# Exit codes (docs/running.md): dbt's own (0 ok, 1 model or test errors, 2 crash), then ours.
 EXIT_CHECK_FAILED = 1  # as a failed data test: a target differs (diff), a scenario failed (scenarios)
 EXIT_CRASHED = 2  # as dbt's crash: an error neither a user nor a check caused (a traceback is printed)
 EXIT_USER_ERROR = 3  # bad option or value, token file or registration: the message says what to fix
