@@ -162,7 +162,7 @@ def _subscriptions(
 
 
 def _table_entry(connection, schema: str, table: str) -> dict:
-    oid, identity, _ = describe_table(connection, schema, table)
+    oid, identity, *_ = describe_table(connection, schema, table)
     generated = generated_columns(connection, oid)
     columns = [column for column in connection.execute(
         "select attname, format_type(atttypid, atttypmod) from pg_attribute "

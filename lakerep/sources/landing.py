@@ -10,7 +10,6 @@ holds that source's log only: positions of two databases cannot be ordered again
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator
 
 from lakerep import landing
 from lakerep.sources.postgresql import PostgresqlSource, not_landed
@@ -20,27 +19,20 @@ def land_new_changes(spark, source: PostgresqlSource, max_changes: int | None = 
     """Land the source's changes past its confirmed position (whole transactions), then confirm;
     the number of records landed. The records stream from the slot into the landing batch,
     never all in memory."""
+    count = 0
     with source.stream(max_changes) as stream:
         records = stream.records
-        first = next(records, None)
-        # nothing committed since: no query of the lake; the slot moves on past transactions of
-        # tables not registered
-        count = 0 if first is None else _land_new(spark, itertools.chain([first], records))
-    source.confirm(stream.confirm_lsn)  # the slot is free once the read's block has ended
+        first = next(records, None)  # None: nothing committed since, and the lake is not asked
+        if first is not None:  # commit order: the first record has the lowest commit
+            highest = highest_landed_commit(spark, at_or_above=first["uow_id"])
+            new = not_landed(itertools.chain([first], records), highest)
+            first_new = next(new, None)  # None: a read after a crash, every record landed already
+            if first_new is not None:
+                count = landing.land_log_records(spark, itertools.chain([first_new], new))[1]
+    # The slot is free once the read's block has ended; with nothing landed it still moves on,
+    # past transactions of tables not registered.
+    source.confirm(stream.confirm_lsn)
     return count
-
-
-def _land_new(spark, records: Iterator[dict]) -> int:
-    """Land the records not landed before (they come in commit order: the first has the lowest
-    commit); how many landed."""
-    first = next(records)
-    new = not_landed(
-        itertools.chain([first], records), highest_landed_commit(spark, at_or_above=first["uow_id"])
-    )
-    first_new = next(new, None)  # None: a read after a crash, every record landed already
-    if first_new is None:
-        return 0
-    return landing.land_log_records(spark, itertools.chain([first_new], new))[1]
 
 
 def highest_landed_commit(spark, at_or_above: str) -> str | None:

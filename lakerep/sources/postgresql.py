@@ -27,6 +27,7 @@ import json
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from lakerep.sources.pgoutput import Decoder, format_lsn, parse_lsn
 
@@ -141,9 +142,8 @@ class PostgresqlSource:
                 raise SourceError(
                     f"the user {user} may not read a replication slot: ALTER ROLE {user} REPLICATION"
                 )
-            for schema, table in self.tables:
-                self._check_table(connection, schema, table)
-            self._ensure_publication(connection)
+            partitioned = [self._check_table(connection, schema, table) for schema, table in self.tables]
+            self._ensure_publication(connection, any(partitioned))
             slot = connection.execute(
                 "select slot_type, plugin, database from pg_replication_slots where slot_name = %s",
                 [self.slot],
@@ -163,16 +163,17 @@ class PostgresqlSource:
                 return
             raise SourceError(f"the replication slot {self.slot} {problem}: name another slot (--slot)")
 
-    def _check_table(self, connection, schema: str, table: str) -> None:
-        """A key in every change the log carries, and the registered key and columns among them."""
-        oid, identity, has_primary_key = describe_table(connection, schema, table)
+    def _check_table(self, connection, schema: str, table: str) -> bool:
+        """A key in every change the log carries, and the registered key and columns among them;
+        whether the table is partitioned."""
+        oid, identity, has_primary_key, partitioned = describe_table(connection, schema, table)
         if identity == "n" or (identity == "d" and not has_primary_key):
             raise SourceError(
                 f"{schema}.{table} has no replica identity, so its updates and deletes carry no key: "
                 f"add a primary key, or ALTER TABLE {schema}.{table} REPLICA IDENTITY FULL"
             )
         if f"{schema}.{table}" not in self.registered:
-            return
+            return partitioned
         columns, keys = self.registered[f"{schema}.{table}"]
         generated = sorted(generated_columns(connection, oid) & set(columns))
         if generated:
@@ -188,8 +189,9 @@ class PostgresqlSource:
                 f"{index} ({', '.join(carried)}) only: register it by those columns, or "
                 f"ALTER TABLE {schema}.{table} REPLICA IDENTITY FULL"
             )
+        return partitioned
 
-    def _ensure_publication(self, connection) -> None:
+    def _ensure_publication(self, connection, partitioned: bool) -> None:
         """The publication of the tables, publishing a partitioned table's changes as its own (its
         partitions' names are not registered)."""
         names = ", ".join(f"{_quote(schema)}.{_quote(table)}" for schema, table in self.tables)
@@ -202,10 +204,6 @@ class PostgresqlSource:
                 f"create publication {publication} for table {names} with (publish_via_partition_root = true)"
             )
             return
-        partitioned = connection.execute(
-            "select exists(select 1 from pg_class where oid = any(%s::regclass[]) and relkind = 'p')",
-            [[f"{_quote(schema)}.{_quote(table)}" for schema, table in self.tables]],
-        ).fetchone()[0]
         if partitioned and not found[0]:  # a publication of an earlier lakerep
             connection.execute(f"alter publication {publication} set (publish_via_partition_root = true)")
         published = set(
@@ -272,13 +270,13 @@ class PostgresqlSource:
         from psycopg.types.string import TextLoader
 
         schema, table = split_name(name)
-        replication = _connect_for_replication(self.dsn)
+        replication = connect(self.dsn, replication=True)
         with replication, self._connect() as reader, _answers(f"unloading {schema}.{table}", {
             "42501": f"GRANT SELECT ON {schema}.{table} TO {reader.info.user}",
             "53400": "raise max_replication_slots or max_wal_senders in postgresql.conf and restart "
                      "the server: the unload needs a slot and a sender of its own for a moment",
         }):  # fmt: skip
-            oid = describe_table(reader, schema, table)[0]
+            oid = describe_table(reader, schema, table).oid
             slot = f"{self.slot}_unload_{replication.info.backend_pid}"
             consistent_point, snapshot = replication.execute(
                 f"CREATE_REPLICATION_SLOT {slot} TEMPORARY LOGICAL pgoutput (SNAPSHOT 'export')"
@@ -329,19 +327,25 @@ def not_landed(records: Iterable[dict], highest_landed_commit: str | None) -> It
     )
 
 
-def describe_table(connection, schema: str, table: str) -> tuple[int, str, bool]:
-    """A table's oid, replica identity setting (pg_class.relreplident: d default, n nothing, f
-    full, i index) and whether it has a primary key; a SourceError when there is no such table."""
+class Described(NamedTuple):
+    oid: int
+    identity: str  # pg_class.relreplident: d default, n nothing, f full, i index
+    has_primary_key: bool
+    partitioned: bool
+
+
+def describe_table(connection, schema: str, table: str) -> Described:
+    """A table as the catalog describes it; a SourceError when there is no such table."""
     found = connection.execute(
         "select c.oid, c.relreplident, "
-        "exists(select 1 from pg_index i where i.indrelid = c.oid and i.indisprimary) "
+        "exists(select 1 from pg_index i where i.indrelid = c.oid and i.indisprimary), c.relkind = 'p' "
         "from pg_class c join pg_namespace n on n.oid = c.relnamespace "
         "where n.nspname = %s and c.relname = %s and c.relkind in ('r', 'p')",
         [schema, table],
     ).fetchone()
     if found is None:
         raise SourceError(f"the source has no table {schema}.{table}")
-    return found
+    return Described(*found)
 
 
 def identity_columns(connection, oid: int, identity: str) -> tuple[str, ...] | None:
@@ -367,32 +371,18 @@ def generated_columns(connection, oid: int) -> set[str]:
     ).fetchall()}  # fmt: skip
 
 
-def connect(dsn: str):
-    """A connection to the source in autocommit mode, or a SourceError saying why not. Text
-    comes as UTF-8 whatever the database's encoding (pgoutput's values too)."""
+def connect(dsn: str, *, replication: bool = False):
+    """A connection to the source in autocommit mode (with replication, one that takes the
+    replication protocol's commands), or a SourceError saying why not. Text comes as UTF-8
+    whatever the database's encoding (pgoutput's values too); a server below 15 is refused."""
     import psycopg
 
+    options = {"replication": "database"} if replication else {}
     try:
-        connection = psycopg.connect(dsn, autocommit=True, client_encoding="UTF8")
+        connection = psycopg.connect(dsn, autocommit=True, client_encoding="UTF8", **options)
     except psycopg.OperationalError as error:
-        raise SourceError(f"cannot connect to the PostgreSQL source: {error}".strip()) from error
-    return _recent_enough(connection)
-
-
-def _connect_for_replication(dsn: str):
-    """A replication connection (it takes the replication protocol's commands), or a SourceError."""
-    import psycopg
-
-    try:
-        connection = psycopg.connect(dsn, autocommit=True, replication="database", client_encoding="UTF8")
-    except psycopg.OperationalError as error:
-        raise SourceError(
-            f"cannot open a replication connection to the PostgreSQL source: {error}".strip()
-        ) from error
-    return _recent_enough(connection)
-
-
-def _recent_enough(connection):
+        what = "open a replication connection to" if replication else "connect to"
+        raise SourceError(f"cannot {what} the PostgreSQL source: {error}".strip()) from error
     version = connection.info.server_version
     if version < MIN_SERVER_VERSION:
         connection.close()
