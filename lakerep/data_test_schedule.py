@@ -26,13 +26,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 from collections.abc import Callable
 from importlib import metadata
 from pathlib import Path
 
 from lakerep import PROJECT_DIR
+from lakerep.status_files import replace_in_one_step
 
 # What the models, the data tests and the runner's vars are made of: a change to any of them is
 # tested at once. The runner's package, and the versions of what runs the SQL, count too.
@@ -119,9 +119,5 @@ def forget(home: Path) -> None:
 def remember(home: Path, fingerprint: str, *, passed_at: float, run_id: str, cycle_number: int) -> None:
     """Record that the data tests passed at `passed_at` (seconds since the epoch) with capture
     cycle `cycle_number` of run `run_id`, replaced in one step (written aside, then renamed)."""
-    path = record_path(home)
-    path.parent.mkdir(parents=True, exist_ok=True)
     record = {"passed_at": passed_at, "project": fingerprint, "run_id": run_id, "cycle_number": cycle_number}
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    temporary.write_text(json.dumps(record), encoding="utf-8")
-    temporary.replace(path)
+    replace_in_one_step(record_path(home), json.dumps(record))

@@ -26,6 +26,7 @@ from pathlib import Path
 
 from lakerep import data_test_schedule
 from lakerep.locks import locks_in_lake, session_locks
+from lakerep.status_files import replace_in_one_step
 
 SETS_NEEDING_ATTENTION = ("STOPPED", "GAP")
 
@@ -37,16 +38,12 @@ def cycle_file(home: Path, session: str) -> Path:
 def write_cycle_file(home: Path, session: str, report) -> None:
     """The runner's record of its session's last cycle (a CycleReport), replaced in one step
     (written aside, then renamed) so a reader never sees half of it."""
-    path = cycle_file(home, session)
-    path.parent.mkdir(parents=True, exist_ok=True)
     record = {
         **asdict(report),
         "written_at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "pid": os.getpid(),
     }
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    temporary.write_text(json.dumps(record, default=str), encoding="utf-8")
-    temporary.replace(path)
+    replace_in_one_step(cycle_file(home, session), json.dumps(record, default=str))
 
 
 def _utc(seconds: float | None) -> str | None:
