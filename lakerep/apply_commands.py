@@ -70,10 +70,11 @@ def unload_from_source(target_tables: Sequence[str], source, *, refresh: bool) -
     Apply cycle loads the snapshot and mirrors from its position. Without (`lakerep unload`), the
     snapshot is there to compare with (`lakerep diff`, the data test) once Capture has read past
     it. An empty table lands as a snapshot without rows (one row without an image), so its members
-    start empty. The source is prepared first (its slot made if missing): the changes committed
-    after the unload must reach the lake."""
+    start empty. The source is opened first (lakerep.sources.landing.open_source: its slot made
+    on a new lake): the changes committed after the unload must reach the lake."""
     from lakerep.lake import lake_session
     from lakerep.landing import land_snapshot_rows
+    from lakerep.sources.landing import open_source
 
     members = _checked_members(target_tables)
     for member in members if refresh else []:
@@ -84,11 +85,12 @@ def unload_from_source(target_tables: Sequence[str], source, *, refresh: bool) -
             )
     home = lake_home()
     refuse_if_active(home)
-    source.prepare()
     lines: list[str] = []
     with critical_section(home):
         refuse_if_active(home)
         spark = lake_session()
+        said = open_source(spark, source).said  # a slot lost now: the next run starts cold
+        lines.extend([said] if said else [])
         registrations = {member.source: member.registration for member in members}
         for registration in registrations.values():  # a table unloaded once for all its members
             name = registration.qualified_name

@@ -28,6 +28,7 @@ from lakerep.pipeline import (
 from lakerep.registrations import RegistrationError, load_registrations
 from lakerep.session import START_TYPES, SessionStart, StartRefused, TokenFileNeeded, run_session
 from lakerep.session_lock import LakeInUse, LockFileError, SessionActive, SessionLocked
+from lakerep.sources.landing import ContinuityBroken
 from lakerep.sources.postgresql import DEFAULT_SLOT, PostgresqlSource, SourceError
 from lakerep.summary import apply_lines, capture_line
 from lakerep.token_file import TokenFileError
@@ -36,7 +37,7 @@ from lakerep.token_file import TokenFileError
 EXIT_CHECK_FAILED = 1  # as a failed data test: a target differs (diff), a scenario failed (scenarios)
 EXIT_CRASHED = 2  # as dbt's crash: an error neither a user nor a check caused (a traceback is printed)
 EXIT_USER_ERROR = 3  # bad option or value, token file or registration: the message says what to fix
-EXIT_START_REFUSED = 4  # warmns with the restart point pruned from the log, or LAG_LIMIT
+EXIT_START_REFUSED = 4  # warmns with the restart point pruned from the log, LAG_LIMIT, a slot lost
 EXIT_SESSION_LOCKED = 5  # another runner holds the session, or a session is running (refresh,
 # mark-external-refresh, prune), or the lake's critical section stayed busy
 EXIT_QUARANTINED = 6  # the run's cycles went through, and validation held back landed records
@@ -574,6 +575,7 @@ def _postgresql_source(dsn: str | None, slot: str) -> PostgresqlSource | None:
 
 # The errors a user can cause, and their exit codes (DbtFailed carries dbt's own).
 _USER_ERRORS = {
+    ContinuityBroken: EXIT_START_REFUSED,  # a SourceError: before it, so its own code wins
     SourceError: EXIT_USER_ERROR,
     StartRefused: EXIT_START_REFUSED,
     SessionLocked: EXIT_SESSION_LOCKED,

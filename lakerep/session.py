@@ -27,7 +27,7 @@ from lakerep.lake import lake_home, lake_session
 from lakerep.locks import critical_section, locks_in_lake, session_lock
 from lakerep.pipeline import APPLY_MODELS
 from lakerep.registrations import load_registrations
-from lakerep.sources.landing import land_new_changes
+from lakerep.sources.landing import LOWEST_POSITION, cold_start_done, land_new_changes, open_source
 from lakerep.sources.postgresql import PostgresqlSource
 from lakerep.status import write_cycle_file
 from lakerep.summary import (
@@ -153,8 +153,14 @@ def run_session(
     )
     home = lake_home()
     with session_lock(home, start.session), stop_on_signals() as stop:
-        if start.source is not None:
-            start.source.prepare()  # before dbt parses: a source it cannot read ends the run at once
+        opened = None
+        if start.source is not None:  # before dbt parses: a source it cannot read ends the run at once
+            with critical_section(home):
+                opened = open_source(lake_session(), start.source, start.start_type)
+            if opened.said:
+                progress(f"session {start.session}: {opened.said}")
+            if opened.cold_start_from is not None:
+                start, tokens = _cold_start(start, tokens, opened.cold_start_from)
         with dbt.parse_once():
             run_vars = {
                 "lakerep_session": start.session,
@@ -170,7 +176,7 @@ def run_session(
             while True:
                 if start.source is not None:
                     with critical_section(home):
-                        land_new_changes(lake_session(), start.source)
+                        land_new_changes(lake_session(), start.source, opened)
                 prune = cycle_prunes(
                     start,
                     first_cycle=not reports,
@@ -194,6 +200,9 @@ def run_session(
                     ):
                         data_test_schedule.forget(home)
                         last_test = None  # the run's next cycle tests
+                if opened and opened.cold_start_from and not report.recovered and start.start_type == "cold":
+                    with critical_section(home):
+                        cold_start_done(lake_session(), opened)
                 reports.append(report)
                 write_cycle_file(home, start.session, report)  # what `lakerep status` shows of it
                 progress(report.line(start.session))
@@ -208,6 +217,22 @@ def run_session(
                 _write_state_to_token_file(start.session, start.token_file)
                 progress(f"session {start.session}: restart tokens written to {start.token_file}")
             return reports
+
+
+def _cold_start(start: SessionStart, tokens: TokenFile, position: str) -> tuple[SessionStart, TokenFile]:
+    """The start of a run whose lake owes its source a cold start from `position` (its slot was
+    lost: lakerep.sources.landing.open_source), and its tokens: every source reads the log again
+    from the lowest position and captures what commits past `position` (RESTART2), so every
+    member is in a gap there (SPEC §5). Its token file cannot restore the changes that are lost,
+    so it is left out. A recover leaves the cold start owed to the next run; warmns refuses it."""
+    if start.start_type == "recover":
+        return start, tokens
+    if start.start_type == "warmns":
+        raise StartRefused(
+            f"the lake owes its source a cold start from {position} (its replication slot was lost), "
+            "and warmns never switches to a cold start: start with --start cold"
+        )
+    return replace(start, start_type="cold"), TokenFile(special=TokenPair(LOWEST_POSITION, position))
 
 
 def _dbt_cycle(home: Path, start: SessionStart, run_vars: dict, test: bool, fingerprint: str) -> CycleReport:

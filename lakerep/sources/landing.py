@@ -10,15 +10,123 @@ holds that source's log only: positions of two databases cannot be ordered again
 from __future__ import annotations
 
 import itertools
+from dataclasses import dataclass, replace
 
 from lakerep import landing
-from lakerep.sources.postgresql import PostgresqlSource, not_landed
+from lakerep.sources.pgoutput import format_lsn
+from lakerep.sources.postgresql import PostgresqlSource, SourceError, not_landed, unload_position
+from lakerep.sources.slot_continuity import TAKING_A_NEW_SLOT, SlotRecord, why_broken
+from lakerep.sources.slot_record import read_slot_record, write_slot_record
+
+LOWEST_POSITION = "0" * 20  # below every real one (the macro lakerep_lowest_position)
 
 
-def land_new_changes(spark, source: PostgresqlSource, max_changes: int | None = None) -> int:
+class ContinuityBroken(SourceError):
+    """The source's slot no longer delivers every change past the lake's, and the start may not
+    turn cold (warmns, recover)."""
+
+
+@dataclass
+class OpenedSource:
+    """A source as open_source left it: record, the lake's record of its slot as last written
+    (land_new_changes keeps it); cold_start_from, the log position of a cold start the lake owes
+    its source (its slot was lost, SPEC §4), or None; said, the line that says why, when it was
+    lost just now."""
+
+    record: SlotRecord
+    cold_start_from: str | None = None
+    said: str | None = None
+
+
+# With nothing landed, the slot moves past what it read (transactions of tables not registered)
+# once that is a WAL segment's worth: the record is then written once a segment, not every cycle.
+MOVE_ON_AFTER_BYTES = 16 << 20
+
+
+def open_source(spark, source: PostgresqlSource, start_type: str | None = None) -> OpenedSource:
+    """Check the source (PostgresqlSource.check) and that its slot delivers every change past the
+    lake's record of it (lakerep.sources.slot_continuity). A new lake makes its slot and a lake of
+    an earlier lakerep adopts the one it finds. When continuity is broken the lake takes a new
+    slot (dropping one whose WAL is gone) and owes a cold start from it: every change committed
+    before it is left to the members' full refreshes (SPEC §5), and the record says so until
+    the cold start has run (cold_start_done). A start that may not turn cold (start_type warmns
+    or recover) is refused instead, with nothing changed."""
+    recorded = read_slot_record(spark)
+    found = source.check()
+    if recorded is not None and recorded.cold_start_from == TAKING_A_NEW_SLOT:
+        broken = "a new replication slot was being taken when the lake's last command stopped"
+    else:
+        broken = why_broken(recorded, found, source.slot, lake_has_read=_lake_has_read(spark))
+
+    def record(confirmed_lsn: int | None, cold_start_from: str | None) -> SlotRecord:
+        kept = SlotRecord(source.slot, found.system_identifier, confirmed_lsn, cold_start_from)
+        write_slot_record(spark, kept)
+        return kept
+
+    previous = None if recorded is None else recorded.confirmed_lsn
+    if broken is None:
+        owed = None if recorded is None else recorded.cold_start_from
+        if found.confirmed_lsn is None:  # a new lake
+            recorded = record(source.take_new_slot(), None)
+        elif recorded is None or recorded.slot != source.slot:
+            recorded = record(found.confirmed_lsn, owed)
+        return OpenedSource(recorded, owed)
+    confirmed = "nothing" if previous is None else format_lsn(previous)
+    if start_type in ("warmns", "recover"):
+        raise ContinuityBroken(
+            f"{broken}, and the changes after what the lake confirmed ({confirmed}) are lost to it: "
+            "start cold (--start cold), which takes a new slot; every member of this source then "
+            "needs a full refresh (lakerep refresh --source)"
+        )
+    highest = _highest_landed_position(spark)
+    if highest is not None and unload_position(found.current_lsn) <= highest:
+        raise SourceError(
+            f"{broken}, and the server's log is at {format_lsn(found.current_lsn)}, below what the lake "
+            "has landed: positions of two servers cannot be ordered; land this server in a lake of its own"
+        )
+    # Recorded before the slot is made: a command stopped in between takes it again, never adopts it.
+    record(previous, TAKING_A_NEW_SLOT)
+    # A slot made again by someone else, or moved, delivers what commits past it.
+    new = source.take_new_slot() if found.confirmed_lsn is None or found.wal_lost else found.confirmed_lsn
+    cold_start_from = unload_position(new)  # a transaction that commits at the slot's start is read
+    return OpenedSource(record(new, cold_start_from), cold_start_from, (
+        f"{broken}: the changes between {confirmed} (what the lake confirmed) and {format_lsn(new)} are "
+        f"lost to the lake; it reads the slot {source.slot} from {format_lsn(new)} and starts cold there, "
+        "so every member of this source needs a full refresh (lakerep refresh --source; a set with "
+        "DISABLE_REFRESH stops with a gap)"
+    ))  # fmt: skip
+
+
+def cold_start_done(spark, opened: OpenedSource) -> None:
+    """The cold start the lake owed its source has run (a cycle of it completed)."""
+    opened.record = replace(opened.record, cold_start_from=None)
+    opened.cold_start_from = None
+    write_slot_record(spark, opened.record)
+
+
+def _lake_has_read(spark) -> bool:
+    """Whether the lake has landed any log record (of this source, or of one before it)."""
+    table = landing.SOURCE_LOG_TABLE
+    return spark.catalog.tableExists(table) and bool(spark.sql(f"select 1 from {table} limit 1").collect())
+
+
+def _highest_landed_position(spark) -> str | None:
+    table = landing.SOURCE_LOG_TABLE
+    if not spark.catalog.tableExists(table):
+        return None
+    return spark.sql(
+        f"select max(upper(log_position)) from {table} "
+        "where length(log_position) = 20 and log_position rlike '^[0-9A-Fa-f]+$'"
+    ).collect()[0][0]
+
+
+def land_new_changes(
+    spark, source: PostgresqlSource, opened: OpenedSource | None = None, max_changes: int | None = None
+) -> int:
     """Land the source's changes past its confirmed position (whole transactions), then confirm;
     the number of records landed. The records stream from the slot into the landing batch,
-    never all in memory."""
+    never all in memory. With `opened` (open_source's), the lake's record of the slot is written
+    before each confirmation, so the slot is never past it (slot_continuity)."""
     count = 0
     with source.stream(max_changes) as stream:
         records = stream.records
@@ -31,7 +139,14 @@ def land_new_changes(spark, source: PostgresqlSource, max_changes: int | None = 
                 count = landing.land_log_records(spark, itertools.chain([first_new], new))[1]
     # The slot is free once the read's block has ended; with nothing landed it still moves on,
     # past transactions of tables not registered.
-    source.confirm(stream.confirm_lsn)
+    lsn = stream.confirm_lsn
+    if opened is not None:
+        confirmed = opened.record.confirmed_lsn or 0
+        if lsn <= confirmed or (not count and lsn - confirmed < MOVE_ON_AFTER_BYTES):
+            return count  # nothing of the lake's moves: the lake is not written
+        opened.record = replace(opened.record, confirmed_lsn=lsn)
+        write_slot_record(spark, opened.record)
+    source.confirm(lsn)
     return count
 
 

@@ -7,13 +7,15 @@ moves it, and the caller confirms only once the records have landed in the lake.
 between reads the same transactions again; not_landed() drops those already landed, by their
 commit positions, which rise with every transaction the slot delivers.
 
-prepare() creates the publication and the slot on first use, after checking what the server
-needs: PostgreSQL 15 or later, wal_level logical, a user with the REPLICATION privilege (or a
-superuser), and for every table, a replica identity that gives the key of an updated or deleted
-row; with the registrations, that each registered key is what the log carries for a deleted row,
-and that no registered column is generated (the log never carries one). The publication
-publishes a partitioned table's changes under its own name, not its partitions'. An error of the
-server after connecting is one SourceError line that says what to do, never a traceback.
+check() creates the publication on first use and says what the server shows of the slot (the
+runner decides, with the lake's record of it, whether a slot may be made: take_new_slot()),
+after checking what the server needs: PostgreSQL 15 or later, wal_level logical, a user with the
+REPLICATION privilege (or a superuser), and for every table, a replica identity that gives the
+key of an updated or deleted row; with the registrations, that each registered key is what the
+log carries for a deleted row, and that no registered column is generated (the log never carries
+one). The publication publishes a partitioned table's changes under its own name, not its
+partitions'. An error of the server after connecting is one SourceError line that says what to
+do, never a traceback.
 
 unload() reads a table consistently at one log position, for a refresh (SPEC §2.5, §5): a
 temporary slot exports the snapshot of its consistent point, so the rows read are exactly those
@@ -30,6 +32,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from lakerep.sources.pgoutput import Decoder, format_lsn, parse_lsn
+from lakerep.sources.slot_continuity import SlotFound
 
 DEFAULT_SLOT = "lakerep"  # and the publication's name, unless named apart
 # Logical messages in the peek (an unload's synchpoint) came in 14, and CREATE_REPLICATION_SLOT's
@@ -122,7 +125,15 @@ class PostgresqlSource:
         return connect(self.dsn)
 
     def prepare(self) -> None:
-        """Check the server and the tables, then create the publication and the slot if missing."""
+        """check(), then make the slot if it is missing: for a reader that keeps no record of its
+        slot (the source's own tests). The runner opens the source with
+        lakerep.sources.landing.open_source, which never makes a slot silently."""
+        if self.check().confirmed_lsn is None:
+            self.take_new_slot()
+
+    def check(self) -> SlotFound:
+        """Check the server and the tables, make the publication if missing, and say what the
+        server shows of the slot (made by take_new_slot only)."""
         with self._connect() as connection, _answers("preparing the source", {
             "42501": "create the publication as the tables' owner or a superuser "
                      f"(CREATE PUBLICATION {_quote(self.publication)} FOR TABLE ...), or connect as one",
@@ -145,13 +156,14 @@ class PostgresqlSource:
             partitioned = [self._check_table(connection, schema, table) for schema, table in self.tables]
             self._ensure_publication(connection, any(partitioned))
             slot = connection.execute(
-                "select slot_type, plugin, database from pg_replication_slots where slot_name = %s",
+                "select slot_type, plugin, database, confirmed_flush_lsn::text, wal_status = 'lost' "
+                "from pg_replication_slots where slot_name = %s",
                 [self.slot],
             ).fetchone()
+            current = parse_lsn(connection.execute("select pg_current_wal_lsn()::text").fetchone()[0])
             if slot is None:
-                connection.execute("select pg_create_logical_replication_slot(%s, 'pgoutput')", [self.slot])
-                return
-            slot_type, plugin, database = slot
+                return SlotFound(self._system_identifier(), current, None)
+            slot_type, plugin, database, confirmed, wal_lost = slot
             here = connection.info.dbname
             if slot_type != "logical":
                 problem = f"is a {slot_type} slot"
@@ -160,8 +172,31 @@ class PostgresqlSource:
             elif plugin != "pgoutput":
                 problem = f"decodes with {plugin}, not pgoutput"
             else:
-                return
+                confirmed_lsn = None if confirmed is None else parse_lsn(confirmed)
+                return SlotFound(self._system_identifier(), current, confirmed_lsn or 0, bool(wal_lost))
             raise SourceError(f"the replication slot {self.slot} {problem}: name another slot (--slot)")
+
+    def _system_identifier(self) -> str:
+        """The server's system identifier: a standby promoted in a failover keeps its primary's."""
+        with connect(self.dsn, replication=True) as replication, _answers("identifying the server"):
+            return str(replication.execute("IDENTIFY_SYSTEM").fetchone()[0])
+
+    def take_new_slot(self) -> int:
+        """Make the slot (dropping one of the name whose WAL is gone); the position it delivers
+        changes after. Only when the lake owes a cold start from there, or has read nothing
+        (lakerep.sources.landing.open_source): a new slot skips every change before it."""
+        with self._connect() as connection, _answers(f"making the replication slot {self.slot}", {
+            "53400": "raise max_replication_slots in postgresql.conf and restart the server, or drop a "
+                     "slot nobody reads (SELECT slot_name, active FROM pg_replication_slots)",
+        }):  # fmt: skip
+            connection.execute(
+                "select pg_drop_replication_slot(slot_name) from pg_replication_slots "
+                "where slot_name = %s and wal_status = 'lost'",
+                [self.slot],
+            )
+            return parse_lsn(connection.execute(
+                "select lsn::text from pg_create_logical_replication_slot(%s, 'pgoutput')", [self.slot]
+            ).fetchone()[0])  # fmt: skip
 
     def _check_table(self, connection, schema: str, table: str) -> bool:
         """A key in every change the log carries, and the registered key and columns among them;
@@ -234,10 +269,11 @@ class PostgresqlSource:
         through in bounded memory. The slot is busy until the block ends: confirm after it."""
         with self._connect() as connection, _answers(f"reading the slot {self.slot}", {
             "42704": f"the slot {self.slot} is gone, and with it the changes the lake has not read: "
-                     "refresh every member of this source (lakerep refresh --source)",
+                     "run again, and the run starts cold from a new slot (every member of this source "
+                     "then needs a full refresh: lakerep refresh --source)",
             "55000": f"the slot {self.slot} was invalidated, and the changes the lake has not read are "
-                     f"gone: drop it (SELECT pg_drop_replication_slot('{self.slot}')), then refresh "
-                     "every member of this source (lakerep refresh --source)",
+                     "gone: run again, and the run starts cold from a new slot (every member of this "
+                     "source then needs a full refresh: lakerep refresh --source)",
         }):  # fmt: skip
             # The read covers the transactions that commit before the log's flushed end as it is
             # now: when none of them changed a registered table, the slot may move to that end.

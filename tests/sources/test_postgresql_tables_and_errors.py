@@ -165,7 +165,8 @@ def test_full_slots_and_an_invalidated_slot_say_what_to_do():
         with pytest.raises(
             SourceError,
             match=r"while reading the slot lakerep_kept: .*; the slot lakerep_kept was invalidated, and "
-            r"the changes the lake has not read are gone: drop it .*lakerep refresh --source\)$",
+            r"the changes the lake has not read are gone: run again, and the run starts cold from a new "
+            r"slot .*lakerep refresh --source\)$",
         ):
             source.read()
 

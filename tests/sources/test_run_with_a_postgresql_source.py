@@ -10,6 +10,7 @@ from __future__ import annotations
 import psycopg
 import pytest
 from click.testing import CliRunner
+from sources.demo_tables import SCHEMA, execute, lake_table, server_table
 from sources.postgresql_server import serving
 
 from lakerep import apply_commands, dbt
@@ -23,19 +24,6 @@ from lakerep.summary import relation_name
 
 pytestmark = [pytest.mark.spark, pytest.mark.usefixtures("one_parse")]  # one dbt parse for the module
 
-# The demo's registrations, as tables of the server (quoted: the registered names are upper case).
-SCHEMA = """
-    create schema "SALES";
-    create schema "INVENTORY";
-    create table "SALES"."CUSTOMERS" (customer_id text primary key, name text, email text,
-        credit_limit numeric(12, 2), created_on date, updated_at timestamp);
-    create table "SALES"."ORDERS" (order_id bigint primary key, customer_id text, order_date date,
-        status text, total numeric(14, 2), note text);
-    create table "SALES"."ORDER_LINES" (order_id bigint, line_no int, product_code text, quantity int,
-        unit_price numeric(10, 2), shipped_at timestamp, primary key (order_id, line_no));
-    create table "INVENTORY"."STOCK" (warehouse text, sku text, on_hand int, reorder_level int,
-        last_counted date, primary key (warehouse, sku));
-"""
 TRAFFIC = [
     [
         """insert into "SALES"."CUSTOMERS" values ('C1', 'Ann', 'ann@x', 100.50, '2026-01-02', null),
@@ -54,12 +42,6 @@ def server(spark):
     reset_lake()
     with serving(SCHEMA) as dsn:
         yield dsn
-
-
-def execute(dsn: str, statements: list[str]) -> None:
-    with psycopg.connect(dsn) as connection:
-        for statement in statements:
-            connection.execute(statement)
 
 
 class ConfirmFails(PostgresqlSource):
@@ -109,15 +91,6 @@ def test_a_cycle_brings_the_servers_rows_into_the_condensed_ccd(spark, server):
     ).collect()
     assert sorted(row[0] for row in deleted) == ["C1", "C3"]  # a delete, and a key update's old key
     assert PostgresqlSource(server, list(load_registrations())).read().records == []  # confirmed
-
-
-def server_table(dsn: str, table: str, columns: str) -> set[tuple]:
-    with psycopg.connect(dsn) as connection:
-        return {tuple(row) for row in connection.execute(f"select {columns} from {table}")}
-
-
-def lake_table(spark, model: str, columns: str) -> set[tuple]:
-    return {tuple(row) for row in spark.sql(f"select {columns} from {relation_name(model)}").collect()}
 
 
 def test_a_refresh_from_the_server_starts_every_target_at_its_rows(spark, server):
