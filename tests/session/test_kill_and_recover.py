@@ -2,23 +2,45 @@
 warm run stopped with SIGTERM: the CCDs equal the oracle (SPEC §4).
 
 The runners are real `lakerep` processes on a lake of their own (the embedded metastore admits
-one process at a time); this test reads their Delta tables by path."""
+one process at a time); a process of the lake's own compares its CCDs with the oracle."""
 
 from __future__ import annotations
 
 import signal
+import subprocess
+import sys
 import time
 from pathlib import Path
 
 import pytest
-from capture.ccd_support import actual_ccd_history, actual_condensed_state, expected_ccd_history
 from lakerep_process import LakerepProcesses
 
+from lakerep import PROJECT_DIR
 from lakerep.registrations import load_registrations
-from lakerep.scaffold import ccd_model_name
 from lakerep.token_file import read_token_file
+
+# Run in the lake's own process: every CCD against the oracle of the workload it landed.
+CCD_CHECK = """
+import sys
+sys.path.insert(0, "tests")
+from capture.ccd_support import actual_ccd_history, actual_condensed_state, expected_ccd_history
+from lakerep.lake import lake_session
+from lakerep.registrations import load_registrations
 from lakerep.workload.generator import Workload
 
+spark = lake_session()
+workload = Workload(seed=int(sys.argv[1]))
+workload.next_batch(int(sys.argv[2]))
+oracle = workload.oracle
+synchpoint = max(oracle.commit_positions())
+for name, registration in load_registrations().items():
+    if registration.ccd_condensed:
+        equal = actual_condensed_state(spark, registration) == oracle.state_at(name, synchpoint)
+    else:
+        expected = expected_ccd_history(oracle, registration, synchpoint)
+        equal = actual_ccd_history(spark, registration) == expected
+    print("ccd", name, "equal" if equal else "differs")
+"""
 SEED = 41
 RECORDS = 1_500
 REGISTRATIONS = load_registrations()
@@ -43,8 +65,16 @@ class Lake(LakerepProcesses):
     def log_size(self) -> int:
         return len(self.dbt_log.read_text(errors="replace")) if self.dbt_log.exists() else 0
 
-    def table(self, schema: str, name: str) -> str:
-        return f"delta.`{self.home / 'warehouse' / f'lakerep_{schema}.db' / name}`"
+    def ccds_against_the_oracle(self) -> dict[str, str]:
+        """Each registered table's CCD against the oracle at its synchpoint ("equal" or
+        "differs"), read through the lake's own metastore by a process of its own: the CCDs are
+        views, and the embedded metastore admits one process at a time."""
+        output = subprocess.run(
+            [sys.executable, "-c", CCD_CHECK, str(SEED), str(RECORDS)],
+            cwd=PROJECT_DIR, env=self.env, capture_output=True, text=True, timeout=600,
+        )  # fmt: skip
+        assert output.returncode == 0, output.stderr[-3000:]
+        return dict(line.split()[1:] for line in output.stdout.splitlines() if line.startswith("ccd "))
 
 
 @pytest.fixture(scope="module")
@@ -88,14 +118,4 @@ def test_kill_9_mid_cycle_then_recover_then_warm(spark, lake):
     assert runner.returncode == 0, output
     assert output.count("lakerep: session crash cycle") == 1, output
 
-    workload = Workload(seed=SEED)
-    workload.next_batch(RECORDS)
-    oracle = workload.oracle
-    synchpoint = max(oracle.commit_positions())
-    for name, registration in REGISTRATIONS.items():
-        ccd = lake.table("capture", ccd_model_name(registration))
-        if registration.ccd_condensed:
-            assert actual_condensed_state(spark, registration, ccd) == oracle.state_at(name, synchpoint), name
-        else:
-            expected = expected_ccd_history(oracle, registration, synchpoint)
-            assert actual_ccd_history(spark, registration, ccd) == expected, name
+    assert lake.ccds_against_the_oracle() == {name: "equal" for name in REGISTRATIONS}
