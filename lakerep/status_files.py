@@ -1,5 +1,5 @@
 """The runner's small records under the lakerep home (status/: a session's last cycle, when the
-data tests last passed, which project built the declared views), each replaced in one step."""
+data tests last passed), each replaced in one step."""
 
 from __future__ import annotations
 

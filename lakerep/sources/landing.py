@@ -29,13 +29,17 @@ class ContinuityBroken(SourceError):
 @dataclass
 class OpenedSource:
     """A source as open_source left it: record, the lake's record of its slot as last written
-    (land_new_changes keeps it); cold_start_from, the log position of a cold start the lake owes
-    its source (its slot was lost, SPEC §4), or None; said, the line that says why, when it was
+    (land_new_changes keeps it); said, the line that says why its slot was lost, when it was
     lost just now."""
 
     record: SlotRecord
-    cold_start_from: str | None = None
     said: str | None = None
+
+    @property
+    def cold_start_from(self) -> str | None:
+        """The log position of a cold start the lake owes its source (its slot was lost, SPEC §4),
+        or None."""
+        return self.record.cold_start_from
 
 
 # With nothing landed, the slot moves past what it read (transactions of tables not registered)
@@ -55,8 +59,9 @@ def open_source(spark, source: PostgresqlSource, start_type: str | None = None) 
     found = source.check()
     if recorded is not None and recorded.cold_start_from == TAKING_A_NEW_SLOT:
         broken = "a new replication slot was being taken when the lake's last command stopped"
-    else:
-        broken = why_broken(recorded, found, source.slot, lake_has_read=_lake_has_read(spark))
+    else:  # whether the lake has read before matters only to a lake without a record
+        has_read = recorded is None and _highest_landed_position(spark) is not None
+        broken = why_broken(recorded, found, source.slot, lake_has_read=has_read)
 
     def record(confirmed_lsn: int | None, cold_start_from: str | None) -> SlotRecord:
         kept = SlotRecord(source.slot, found.system_identifier, confirmed_lsn, cold_start_from)
@@ -70,7 +75,7 @@ def open_source(spark, source: PostgresqlSource, start_type: str | None = None) 
             recorded = record(source.take_new_slot(), None)
         elif recorded is None or recorded.slot != source.slot:
             recorded = record(found.confirmed_lsn, owed)
-        return OpenedSource(recorded, owed)
+        return OpenedSource(recorded)
     confirmed = "nothing" if previous is None else format_lsn(previous)
     if start_type in ("warmns", "recover"):
         raise ContinuityBroken(
@@ -89,7 +94,7 @@ def open_source(spark, source: PostgresqlSource, start_type: str | None = None) 
     # A slot made again by someone else, or moved, delivers what commits past it.
     new = source.take_new_slot() if found.confirmed_lsn is None or found.wal_lost else found.confirmed_lsn
     cold_start_from = unload_position(new)  # a transaction that commits at the slot's start is read
-    return OpenedSource(record(new, cold_start_from), cold_start_from, (
+    return OpenedSource(record(new, cold_start_from), (
         f"{broken}: the changes between {confirmed} (what the lake confirmed) and {format_lsn(new)} are "
         f"lost to the lake; it reads the slot {source.slot} from {format_lsn(new)} and starts cold there, "
         "so every member of this source needs a full refresh (lakerep refresh --source; a set with "
@@ -100,24 +105,14 @@ def open_source(spark, source: PostgresqlSource, start_type: str | None = None) 
 def cold_start_done(spark, opened: OpenedSource) -> None:
     """The cold start the lake owed its source has run (a cycle of it completed)."""
     opened.record = replace(opened.record, cold_start_from=None)
-    opened.cold_start_from = None
     write_slot_record(spark, opened.record)
 
 
-def _lake_has_read(spark) -> bool:
-    """Whether the lake has landed any log record (of this source, or of one before it)."""
-    table = landing.SOURCE_LOG_TABLE
-    return spark.catalog.tableExists(table) and bool(spark.sql(f"select 1 from {table} limit 1").collect())
-
-
 def _highest_landed_position(spark) -> str | None:
-    table = landing.SOURCE_LOG_TABLE
-    if not spark.catalog.tableExists(table):
+    """The highest well-formed position landed, or None: the lake has landed no log record."""
+    if not spark.catalog.tableExists(landing.SOURCE_LOG_TABLE):
         return None
-    return spark.sql(
-        f"select max(upper(log_position)) from {table} "
-        "where length(log_position) = 20 and log_position rlike '^[0-9A-Fa-f]+$'"
-    ).collect()[0][0]
+    return _highest_landed(spark, "true")
 
 
 def land_new_changes(
@@ -156,8 +151,12 @@ def highest_landed_commit(spark, at_or_above: str) -> str | None:
     reads only the landing files whose positions reach that far (Delta's file statistics), not
     the whole history in every cycle; a landed commit below the read's lowest one cannot hide a
     record of it."""
+    return _highest_landed(spark, f"record_type = 'C' and log_position >= '{at_or_above}'")
+
+
+def _highest_landed(spark, condition: str) -> str | None:
+    """The highest well-formed position landed that meets `condition` (SQL)."""
     return spark.sql(
-        f"select max(upper(log_position)) from {landing.SOURCE_LOG_TABLE} "
-        f"where record_type = 'C' and log_position >= '{at_or_above}' "
+        f"select max(upper(log_position)) from {landing.SOURCE_LOG_TABLE} where {condition} "
         "and length(log_position) = 20 and log_position rlike '^[0-9A-Fa-f]+$'"
     ).collect()[0][0]

@@ -137,8 +137,6 @@ class PostgresqlSource:
         with self._connect() as connection, _answers("preparing the source", {
             "42501": "create the publication as the tables' owner or a superuser "
                      f"(CREATE PUBLICATION {_quote(self.publication)} FOR TABLE ...), or connect as one",
-            "53400": "raise max_replication_slots in postgresql.conf and restart the server, or drop a "
-                     "slot nobody reads (SELECT slot_name, active FROM pg_replication_slots)",
         }):  # fmt: skip
             wal_level = connection.execute("show wal_level").fetchone()[0]
             if wal_level != "logical":
@@ -172,8 +170,9 @@ class PostgresqlSource:
             elif plugin != "pgoutput":
                 problem = f"decodes with {plugin}, not pgoutput"
             else:
-                confirmed_lsn = None if confirmed is None else parse_lsn(confirmed)
-                return SlotFound(self._system_identifier(), current, confirmed_lsn or 0, bool(wal_lost))
+                # a slot not yet confirmed at all delivers from its start: nothing is past it
+                confirmed_lsn = 0 if confirmed is None else parse_lsn(confirmed)
+                return SlotFound(self._system_identifier(), current, confirmed_lsn, bool(wal_lost))
             raise SourceError(f"the replication slot {self.slot} {problem}: name another slot (--slot)")
 
     def _system_identifier(self) -> str:
