@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from lakerep import landing
 from lakerep.sources.pgoutput import format_lsn
 from lakerep.sources.postgresql import PostgresqlSource, SourceError, not_landed, unload_position
-from lakerep.sources.slot_continuity import TAKING_A_NEW_SLOT, SlotRecord, why_broken
+from lakerep.sources.slot_continuity import TAKING_A_NEW_SLOT, SlotRecord, why_broken, why_not_the_lakes
 from lakerep.sources.slot_record import read_slot_record, write_slot_record
 
 LOWEST_POSITION = "0" * 20  # below every real one (the macro lakerep_lowest_position)
@@ -61,6 +61,9 @@ def open_source(spark, source: PostgresqlSource, start_type: str | None = None) 
         broken = "a new replication slot was being taken when the lake's last command stopped"
     else:  # whether the lake has read before matters only to a lake without a record
         has_read = recorded is None and _highest_landed_position(spark) is not None
+        refused = why_not_the_lakes(recorded, found, source.slot, lake_has_read=has_read)
+        if refused is not None:
+            raise SourceError(refused)
         broken = why_broken(recorded, found, source.slot, lake_has_read=has_read)
 
     def record(confirmed_lsn: int | None, cold_start_from: str | None) -> SlotRecord:
@@ -71,7 +74,8 @@ def open_source(spark, source: PostgresqlSource, start_type: str | None = None) 
     previous = None if recorded is None else recorded.confirmed_lsn
     if broken is None:
         owed = None if recorded is None else recorded.cold_start_from
-        if found.confirmed_lsn is None:  # a new lake
+        if found.confirmed_lsn is None:  # a new lake: a command stopped while it takes the slot owns it
+            record(None, TAKING_A_NEW_SLOT)
             recorded = record(source.take_new_slot(), None)
         elif recorded is None or recorded.slot != source.slot:
             recorded = record(found.confirmed_lsn, owed)
@@ -94,6 +98,8 @@ def open_source(spark, source: PostgresqlSource, start_type: str | None = None) 
     # A slot made again by someone else, or moved, delivers what commits past it.
     new = source.take_new_slot() if found.confirmed_lsn is None or found.wal_lost else found.confirmed_lsn
     cold_start_from = unload_position(new)  # a transaction that commits at the slot's start is read
+    if previous is None and highest is None:  # a new lake, stopped while it took its slot: nothing lost
+        return OpenedSource(record(new, cold_start_from))
     return OpenedSource(record(new, cold_start_from), (
         f"{broken}: the changes between {confirmed} (what the lake confirmed) and {format_lsn(new)} are "
         f"lost to the lake; it reads the slot {source.slot} from {format_lsn(new)} and starts cold there, "

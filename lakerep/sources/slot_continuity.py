@@ -48,11 +48,28 @@ class SlotFound:
     wal_lost: bool = False
 
 
+def why_not_the_lakes(
+    recorded: SlotRecord | None, found: SlotFound, slot: str, lake_has_read: bool
+) -> str | None:
+    """Why the slot `slot` is not this lake's to read (one line saying what to do), or None. A lake
+    that holds no record of a slot and has read nothing did not make the slot it finds: another
+    lake or project reads it (the same default name), and two readers of one slot confirm away
+    each other's changes. (A lake of an earlier lakerep, which kept no record, has read.)"""
+    if recorded is not None or lake_has_read or found.confirmed_lsn is None:
+        return None
+    return (
+        f"the replication slot {slot} exists already and this lake has read nothing from it: another "
+        "lake or project reads it, and two readers of one slot confirm away each other's changes; give "
+        f"this lake a slot of its own (--slot NAME), or drop that one if nobody reads it "
+        f"(SELECT pg_drop_replication_slot('{slot}'))"
+    )
+
+
 def why_broken(recorded: SlotRecord | None, found: SlotFound, slot: str, lake_has_read: bool) -> str | None:
     """Why the slot `slot` no longer delivers every change past the lake's record (one clause
     naming what happened), or None when it does. With no record, a lake that has read nothing
-    takes the slot (made if missing), and one that has read before adopts the slot it finds: the
-    lake of an earlier lakerep, which kept no record."""
+    makes the slot (one it finds is another reader's: why_not_the_lakes), and one that has read
+    before adopts the slot it finds: the lake of an earlier lakerep, which kept no record."""
     if recorded is not None and recorded.system_identifier != found.system_identifier:
         return (
             f"the server is another one (system identifier {found.system_identifier}; the lake "

@@ -11,7 +11,7 @@ from click.testing import CliRunner
 from sources.demo_tables import SCHEMA, execute, lake_table, server_table
 from sources.postgresql_server import serving
 
-from lakerep.cli import EXIT_START_REFUSED, main
+from lakerep.cli import EXIT_START_REFUSED, EXIT_USER_ERROR, main
 from lakerep.lake import reset_lake
 from lakerep.registrations import load_registrations
 from lakerep.session import SessionStart, run_session
@@ -149,3 +149,35 @@ def test_a_new_slot_cut_off_while_taken_is_taken_again(spark, server):
     run_once(server)  # the cold start it owes
     assert all(action != "mirror" for action, _ in plans(spark).values())
     assert read_slot_record(spark).cold_start_from is None
+
+
+def slot_position(dsn: str, slot: str) -> str | None:
+    """The slot's confirmed position, or None when the server has no such slot."""
+    found = server_table(dsn, f"pg_replication_slots where slot_name = '{slot}'", "confirmed_flush_lsn::text")
+    return next(iter(found), (None,))[0]
+
+
+def test_a_second_lake_is_refused_the_first_lakes_slot_and_reads_its_own(spark, server):
+    """Issue 62, item 2: two lakes on one database under the default slot name would confirm away
+    each other's changes. A new lake that finds the slot refuses it, with nothing changed, and
+    reads under a slot of its own (--slot). Last in the module: it empties the lake."""
+    if slot_position(server, "lakerep") is None:  # the first lake's slot (run alone, the module made none)
+        execute(server, ["select pg_create_logical_replication_slot('lakerep', 'pgoutput')"])
+    before = slot_position(server, "lakerep")
+    reset_lake()  # a second lake (a new LAKEREP_HOME) on the same server
+    result = CliRunner().invoke(main, ["run", "--session", "pg", "--once", "--source", server])
+    assert result.exit_code == EXIT_USER_ERROR, result.output
+    assert "the replication slot lakerep exists already and this lake has read nothing" in result.stderr
+    assert read_slot_record(spark) is None
+    assert slot_position(server, "lakerep") == before
+
+    refresh_own = ["refresh", *(f"--member={m}" for m in SALES), "--source", server, "--slot", "lakerep_b"]
+    result = CliRunner().invoke(main, refresh_own)
+    assert result.exit_code == 0, result.output
+    assert read_slot_record(spark).slot == "lakerep_b"
+    execute(server, ["""update "SALES"."CUSTOMERS" set name = 'second' where customer_id = 'C2'"""])
+    run = ["run", "--session", "pg", "--once", "--source", server, "--slot", "lakerep_b"]
+    result = CliRunner().invoke(main, run)
+    assert result.exit_code == 0, result.output
+    assert_targets_equal_the_server(spark, server)
+    assert slot_position(server, "lakerep") == before  # the first lake's slot untouched
