@@ -12,6 +12,10 @@ A file is refused, with nothing of the call landed, when a line is no JSON (or, 
 object of source_log's text columns), naming the file and the line; when a file of the same
 name and content has landed before (lakerep_raw.landed_files), since its records would land twice;
 and when two files of the call have one name (a batch knows its files by name).
+Kafka Connect delivers at least once, and its file sink appends to the same file: a file that
+grew, a renamed copy, or a call cut off between its two commits repeats records. A record that
+has landed already (the same event text; a canonical record equal in every column), or that
+the call holds twice, is left out and counted: only what is new lands.
 Like refresh and prune, it refuses while a session runs and writes inside the lake's critical
 section.
 """
@@ -61,23 +65,27 @@ def land_files(paths: list[Path], file_format: str) -> list[str]:
         dbt.run_operation("lakerep_create_land_tables", {"debezium": file_format == "debezium"})
         _refuse_landed_before(spark, files)
         if file_format == "debezium":
-            batch, count = landing.land_debezium_events(spark, _debezium_rows(files))
+            # An event's text says its position, transaction and row: the same text is the same event.
+            rows = _debezium_rows(files)
+            batch, count = landing.land_debezium_events(spark, rows, new_only_by=("event_value",))
         else:
             columns = [
                 name
                 for name in spark.table(landing.SOURCE_LOG_TABLE).schema.names
                 if name not in _LANDED_COLUMNS
             ]
-            batch, count = landing.land_log_records(spark, _canonical_rows(files, columns))
-        landing.land_file_records(
-            spark,
-            [_file_record(f, file_format) for f in files],
-            batch,
-        )
+            rows = _canonical_rows(files, columns)
+            batch, count = landing.land_log_records(spark, rows, new_only_by=tuple(columns))
+        if count:  # a call that landed nothing new takes no batch: its files may come again
+            landing.land_file_records(spark, [_file_record(f, file_format) for f in files], batch)
     what = "events" if file_format == "debezium" else "log records"
+    repeated = sum(f.line_count for f in files) - count
     return [
         *(f"{f.path}: {f.line_count:,} lines" for f in files),
-        f"landed {count:,} {what} from {len(files)} files as landing batch {batch}",
+        *([f"{repeated:,} {what} had landed before (delivered again): left out"] if repeated else []),
+        f"landed {count:,} {what} from {len(files)} files as landing batch {batch}"
+        if count
+        else f"landed nothing: every one of the {what} had landed before",
     ]
 
 

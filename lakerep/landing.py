@@ -29,9 +29,10 @@ LANDED_FILES_TABLE = f"{LANDING_SCHEMA}.landed_files"
 SCRATCH_PREFIX = "landing_scratch_"  # a landing's chunks through Spark Connect (_read_json_lines_remotely)
 
 
-def land_log_records(spark, records: Iterable[dict]) -> tuple[int, int]:
-    """Append log records (landing-format dicts) as one landing batch: (batch, row count)."""
-    return _land(spark, SOURCE_LOG_TABLE, records)
+def land_log_records(spark, records: Iterable[dict], new_only_by: tuple[str, ...] = ()) -> tuple[int, int]:
+    """Append log records (landing-format dicts) as one landing batch: (batch, row count). With
+    new_only_by, see _land."""
+    return _land(spark, SOURCE_LOG_TABLE, records, new_only_by=new_only_by)
 
 
 def land_snapshot_rows(spark, rows: Iterable[dict]) -> tuple[int, int]:
@@ -55,10 +56,12 @@ def next_landing_batch(spark) -> int:
     return (highest or 0) + 1
 
 
-def land_debezium_events(spark, events: Iterable[dict], batch: int | None = None) -> tuple[int, int]:
+def land_debezium_events(
+    spark, events: Iterable[dict], batch: int | None = None, new_only_by: tuple[str, ...] = ()
+) -> tuple[int, int]:
     """Append Debezium events (event_value, landed_file, landed_line) as one landing batch, or
-    into `batch` when a call lands several tables in one batch."""
-    return _land(spark, DEBEZIUM_EVENTS_TABLE, events, batch)
+    into `batch` when a call lands several tables in one batch. With new_only_by, see _land."""
+    return _land(spark, DEBEZIUM_EVENTS_TABLE, events, batch, new_only_by)
 
 
 def land_file_records(spark, files: Iterable[dict], batch: int) -> tuple[int, int]:
@@ -66,7 +69,12 @@ def land_file_records(spark, files: Iterable[dict], batch: int) -> tuple[int, in
     return _land(spark, LANDED_FILES_TABLE, files, batch)
 
 
-def _land(spark, table: str, rows: Iterable[dict], batch: int | None = None) -> tuple[int, int]:
+def _land(
+    spark, table: str, rows: Iterable[dict], batch: int | None = None, new_only_by: tuple[str, ...] = ()
+) -> tuple[int, int]:
+    """(batch, rows landed). With new_only_by (columns), a row equal in those columns to one the
+    table holds, or to another of the call, has landed already and is left out (a delivery at
+    least once, as Kafka Connect's, repeats records): the count is of the rows landed."""
     from pyspark.sql import functions as F
 
     target_columns = spark.table(table).schema
@@ -78,14 +86,41 @@ def _land(spark, table: str, rows: Iterable[dict], batch: int | None = None) -> 
         json.dumps({name: row.get(name) for name in row_schema.names}, ensure_ascii=False) for row in rows
     )
     reader = _read_json_lines_remotely if is_remote(spark) else _read_json_lines_through_a_file
+    before = _last_commit(spark, table) if new_only_by else None
     with reader(spark, row_schema, lines) as (frame, count):
+        if new_only_by:
+            frame = _not_held(spark, table, frame.dropDuplicates(list(new_only_by)), new_only_by)
         (
             frame.withColumn("landing_batch", F.lit(batch).cast("bigint"))
             .withColumn("landed_at", F.lit(landed_at).cast("timestamp"))
             .select(*target_columns.names)
             .write.insertInto(table)
         )
+    if new_only_by:  # what the append wrote, from its commit: no second pass over the rows
+        after = _last_commit(spark, table)
+        # an append of no rows may make no commit: the last one is then an earlier call's
+        count = (
+            int(after["operationMetrics"].get("numOutputRows", 0))
+            if after["version"] != before["version"]
+            else 0
+        )
     return batch, count
+
+
+def _last_commit(spark, table: str):
+    return spark.sql(f"describe history {table} limit 1").collect()[0]
+
+
+def _not_held(spark, table: str, frame, columns: tuple[str, ...]):
+    """The frame's rows that no row of the table equals in `columns` (nulls equal)."""
+    from pyspark.sql.functions import col
+
+    held = spark.table(table).select(*columns).alias("held")
+    same = [col(f"new.{column}").eqNullSafe(col(f"held.{column}")) for column in columns]
+    condition = same[0]
+    for also in same[1:]:
+        condition = condition & also
+    return frame.alias("new").join(held, condition, "left_anti").select("new.*")
 
 
 def is_remote(spark) -> bool:

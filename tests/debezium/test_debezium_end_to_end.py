@@ -10,8 +10,9 @@ and one with the whole old row (FULL), a key update (Debezium's delete, tombston
 delete, a rolled-back transaction (Debezium emits nothing), a transaction whose END lands in a
 later file than its changes, a truncate, a malformed event and a change without transaction
 metadata; events with and without JsonConverter's schema/payload wrapper. A file landed twice is
-refused and lands nothing. It uses the demo's SALES.CUSTOMERS registration and its member
-customers_copy, as the PostgreSQL source's test does."""
+refused and lands nothing; events delivered again (a renamed copy, a grown file) land once. It
+uses the demo's SALES.CUSTOMERS registration and its member customers_copy, as the PostgreSQL
+source's test does."""
 
 from __future__ import annotations
 
@@ -206,6 +207,51 @@ def _key(record: tuple) -> str:
     return record[0]
 
 
+T7 = Transaction(565, 0x16E08000, 0x16E08090, 10, [
+    Change("update", 0x16E08028, before=None, after=row("C5", "Eve", "eve@x", "3.00")),
+    Change("insert", 0x16E08050, after=row("C6", "Fay", None, "1.00")),
+])  # fmt: skip
+
+
+def test_events_delivered_again_land_only_once(spark, landed, tmp_path):
+    """Issue 62, item 13: Kafka Connect delivers at least once and its file sink appends. A
+    renamed copy of the first file and the second file grown by one transaction land only that
+    transaction; the cycle quarantines nothing and the replica is the oracle's."""
+    first, second = landed["files"]
+    copy = tmp_path / "dbserver1-1-copy.jsonl"
+    copy.write_text(first.read_text(encoding="utf-8"), encoding="utf-8")
+    grown = tmp_path / second.name  # the same name, grown: not the file landed before
+    grown.write_text(second.read_text(encoding="utf-8") + "\n".join(transaction_events(T7)) + "\n")
+    before = spark.sql("select count(*) from lakerep_raw.debezium_events").collect()[0][0]
+
+    result = CliRunner().invoke(main, ["land", "--format", "debezium", str(copy), str(grown)])
+    assert result.exit_code == 0, result.output
+    repeated = len(first.read_text().splitlines()) + len(second.read_text().splitlines())
+    assert f"{repeated:,} events had landed before (delivered again): left out" in result.output
+    batch = int(result.output.rsplit("landing batch ", 1)[1].split()[0])
+    new = spark.sql(f"select event_value from lakerep_raw.debezium_events where landing_batch = {batch}")
+    assert sorted(r[0] for r in new.collect()) == sorted(transaction_events(T7))
+    total = spark.sql("select count(*) from lakerep_raw.debezium_events").collect()[0][0]
+    assert total == before + len(transaction_events(T7))
+
+    # Another copy, under a name not landed before: nothing in it is new. (The copy above is on
+    # record as landed now, with batch `batch`, so landing it again is refused by name and content.)
+    again_copy = tmp_path / "dbserver1-1-again.jsonl"
+    again_copy.write_text(first.read_text(encoding="utf-8"), encoding="utf-8")
+    again = CliRunner().invoke(main, ["land", "--format", "debezium", str(again_copy)])
+    assert again.exit_code == 0, again.output
+    assert "landed nothing: every one of the events had landed before" in again.output
+
+    dbt.invoke(["run"], quiet=True)
+    assert not spark.sql(
+        f"select * from {relation_name('source_log_quarantine')} where landing_batch = {batch}"
+    ).collect()
+    expected = {key: _values(image) for key, image in replica(SNAPSHOT, [*HISTORY, T7]).items()}
+    columns = "customer_id, name, email, cast(credit_limit as string)"
+    copy_rows = spark.sql(f"select {columns} from {relation_name('customers_copy')}").collect()
+    assert {r[0]: tuple(r) for r in copy_rows} == expected
+
+
 def test_canonical_files_land_in_the_source_log_and_a_bad_column_is_refused(spark, landed, tmp_path):
     commit = {"log_position": "7FFFFFFFFFFFFFFF0000", "uow_id": "7FFFFFFFFFFFFFFF0000", "record_type": "C",
               "log_timestamp": "2026-01-02 00:00:00", "auth_token": "900"}  # fmt: skip
@@ -222,10 +268,13 @@ def test_canonical_files_land_in_the_source_log_and_a_bad_column_is_refused(spar
     landed_log = spark.sql(
         "select log_position, record_type, auth_token, landing_batch from lakerep_raw.source_log"
     ).collect()
-    assert [tuple(r) for r in landed_log] == [("7FFFFFFFFFFFFFFF0000", "C", "900", landed["batches"][1] + 1)]
+    # after the Debezium batches: the two landed ones and the one of events delivered again
+    assert [tuple(r) for r in landed_log] == [("7FFFFFFFFFFFFFFF0000", "C", "900", landed["batches"][1] + 2)]
     files = spark.sql("select file_name, file_format, line_count from lakerep_raw.landed_files").collect()
     assert sorted(map(tuple, files)) == [
+        ("dbserver1-1-copy.jsonl", "debezium", 24),
         ("dbserver1-1.jsonl", "debezium", 24),
         ("dbserver1-2.jsonl", "debezium", 6),
+        ("dbserver1-2.jsonl", "debezium", 10),
         ("empty-transaction.jsonl", "canonical", 1),
     ]
