@@ -21,6 +21,8 @@
     stays an update. A UOW row (IBMSNAP_OPERATION C) is the commit record of a UOW that changed a
     registered table: IBMSNAP_INTENTSEQ is its commit position. Rolled-back UOWs get none
     (uow_rollbacks). The SPEC's per-source CD tables and the UOW table are views over this one.
+    A UOW with a record quarantined for its content (lakerep_held_records) is held back whole:
+    none of its rows is written, and capture_cycles puts the tables it touched in a gap.
     A row never changes once written: its key is a log position and an operation.
     How a cycle writes it (lakerep_write_as): the rows of its new batches appended, once (Delta's
     transaction identifiers, so finishing a cycle cut off after this append adds nothing); a
@@ -55,8 +57,14 @@
 
 with
 
+held_uows as (
+    -- A UOW with a record quarantined for its content is held back whole: no CD row, no UOW row.
+    select distinct uow_id from ({{ lakerep_held_records(window) }})
+),
+
 records as (
-    select * from {{ ref('int_log_records_valid') }}
+    select valid.* from {{ ref('int_log_records_valid') }} as valid
+    left anti join held_uows on valid.uow_id = held_uows.uow_id
     where {{ lakerep_in_session_read(window) }}
 ),
 

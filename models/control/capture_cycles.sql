@@ -20,7 +20,8 @@
                  commit position of the latest committed change captured, and CD_OLD_SYNCHPOINT,
                  the commit position after which every committed change is still captured as far
                  as Capture knows (the source's RESTART2 when first read; on a cold start, the
-                 synchpoint Capture had reached); pruning raises it too (register);
+                 synchpoint Capture had reached; the commit of a UOW held back whole that
+                 touched it, lakerep_held_records); pruning raises it too (register);
       in_flight  one per (UOW still open, source it changed): its first change to the source
                  (seq), the warm-start table's rows (warm_start).
     The views capture_state, register and warm_start show the latest cycle's rows; the history
@@ -149,6 +150,50 @@ ended as (
     where record_type in ('C', 'R')
 ),
 
+held_records as (
+    {{ lakerep_held_records(window) }}
+),
+
+held_commits as (
+    -- The commits read of UOWs held back whole (captured_log wrote none of their rows).
+    select
+        records.uow_id,
+        records.log_position as commit_position
+    from records
+    left semi join held_records on records.uow_id = held_records.uow_id
+    where records.record_type = 'C'
+),
+
+held_per_source as (
+    -- Each registered table a held UOW touched, in any record of it: its members cannot move past
+    -- the UOW's commit without it, so CD_OLD_SYNCHPOINT rises there and they are in a gap.
+    select
+        touched.source_owner,
+        touched.source_table,
+        max(held_commits.commit_position) as held_through
+    from (
+        select
+            uow_id,
+            source_owner,
+            source_table
+        from new_changes
+        union all
+        select
+            uow_id,
+            source_owner,
+            source_table
+        from ({{ lakerep_in_flight_uows(window, this if previous else none) }})
+        union all
+        select
+            uow_id,
+            source_owner,
+            source_table
+        from held_records
+    ) as touched
+    inner join held_commits on touched.uow_id = held_commits.uow_id
+    group by touched.source_owner, touched.source_table
+),
+
 in_flight as (
     select
         either_side.uow_id,
@@ -201,6 +246,7 @@ detail_rows as (
         cast(null as string) as previous_cd_old_synchpoint,
         cast(null as string) as previous_cd_new_synchpoint,
         cast(null as string) as newest_commitseq,
+        cast(null as string) as held_through,
         cast(null as string) as uow_id,
         cast(null as string) as seq,
         cast(null as string) as auth_token,
@@ -218,6 +264,7 @@ detail_rows as (
         previous_sources.cd_old_synchpoint as previous_cd_old_synchpoint,
         previous_sources.cd_new_synchpoint as previous_cd_new_synchpoint,
         committed_per_source.newest_commitseq,
+        held_per_source.held_through,
         cast(null as string) as uow_id,
         cast(null as string) as seq,
         cast(null as string) as auth_token,
@@ -232,6 +279,10 @@ detail_rows as (
         on
             capture_window.source_owner = committed_per_source.source_owner
             and capture_window.source_table = committed_per_source.source_table
+    left join held_per_source
+        on
+            capture_window.source_owner = held_per_source.source_owner
+            and capture_window.source_table = held_per_source.source_table
     union all
     select
         'in_flight' as record_kind,
@@ -244,6 +295,7 @@ detail_rows as (
         cast(null as string) as previous_cd_old_synchpoint,
         cast(null as string) as previous_cd_new_synchpoint,
         cast(null as string) as newest_commitseq,
+        cast(null as string) as held_through,
         in_flight.uow_id,
         in_flight.seq,
         in_flight.auth_token,
@@ -327,7 +379,7 @@ cycle_records as (
         placed.reread_from,
         case
             when placed.record_kind = 'source'
-                then {{ cd_old_synchpoint }}
+                then greatest({{ cd_old_synchpoint }}, placed.held_through)
         end as cd_old_synchpoint,
         case
             when placed.record_kind = 'source'

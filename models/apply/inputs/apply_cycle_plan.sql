@@ -243,7 +243,8 @@ member_needs as (
                 then concat(
                     'gap: changes committed after SYNCHPOINT ', synchpoint,
                     ' are gone from the CD and UOW tables (CD_OLD_SYNCHPOINT ', cd_old_synchpoint,
-                    ': pruned past the member, or a Capture cold start)'
+                    ': pruned past the member, a Capture cold start, or a transaction held back whole',
+                    ' for a quarantined record)'
                 )
         end as refresh_reason
     from member_inputs
