@@ -17,16 +17,20 @@ from datetime import timedelta
 import pytest
 from apply.apply_support import (
     MEMBERS,
-    a_lake_with_every_target_copied,
     assert_target_equals_the_oracle,
+    mark_external_refresh,
+    run_cycle,
     synchpoints,
     trail,
+    write_target,
 )
 from capture.ccd_support import global_synchpoint
 from click.testing import CliRunner
 
 from lakerep import landing
 from lakerep.cli import EXIT_QUARANTINED, main
+from lakerep.lake import reset_lake
+from lakerep.pipeline import land_refresh_snapshots, land_workload
 from lakerep.registrations import load_registrations
 from lakerep.summary import relation_name
 from lakerep.workload.values import parse_timestamp
@@ -71,10 +75,6 @@ BAD_RECORDS = {
     ),
     "value_wrong_type": (
         bad("value_wrong_type", 5, image={**ORDER, "total": "abc"}),
-        "image_value_wrong_type",
-    ),
-    "date_as_a_number": (  # days since 1970, as Debezium writes a date: cast, it would be a year
-        bad("date_as_a_number", 10, image={**ORDER, "order_date": 20789}),
         "image_value_wrong_type",
     ),
     "column_in_wrong_case": (
@@ -125,7 +125,15 @@ REGISTRATIONS = load_registrations()
 
 @pytest.fixture(scope="module")
 def cycle(spark):
-    workload = a_lake_with_every_target_copied(spark, records=2_000, seed=31)
+    reset_lake()
+    workload = land_workload(records=2_000, seed=31, batch_records=1_000).workload
+    land_refresh_snapshots(workload)
+    # STOCK (DISABLE_REFRESH, before images not split into delete/insert pairs by Capture) gets
+    # its target from another tool, so that its member applies the batch too.
+    run_cycle()
+    stock, start = MEMBERS["stock_copy"], global_synchpoint(spark)
+    write_target(spark, stock, workload.snapshot(stock.source, start, start).rows)
+    mark_external_refresh(stock, start, start)
     generated = workload.next_batch(1_000).records
     valid = [as_postgresql_writes_it(record, n) for n, record in enumerate(generated)]
     valid.append(commit_without_row_changes(max(record["log_position"] for record in generated)))
@@ -156,8 +164,8 @@ def test_the_cycle_line_gives_the_quarantine_and_the_run_exits_6(cycle):
     result = cycle["result"]
     assert result.exit_code == EXIT_QUARANTINED, result.output
     assert re.search(
-        r"cycle \d+: .*; 10 records quarantined \(image_missing_key 1, image_not_json_object 1, "
-        r"image_unknown_column 1, image_value_wrong_type 2, malformed_log_position 4, "
+        r"cycle \d+: .*; 9 records quarantined \(image_missing_key 1, image_not_json_object 1, "
+        r"image_unknown_column 1, image_value_wrong_type 1, malformed_log_position 4, "
         r"malformed_log_timestamp 1\); 2 snapshot rows quarantined \(malformed_unload_position 2\)$",
         result.stdout,
         re.MULTILINE,
