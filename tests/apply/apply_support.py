@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from capture.ccd_support import expected_ccd_history, user_values
+from capture.ccd_support import expected_ccd_history, global_synchpoint, user_values
 
 from lakerep import dbt, landing
+from lakerep.lake import reset_lake
+from lakerep.pipeline import land_refresh_snapshots, land_workload
 from lakerep.subscriptions import Member, load_members
 from lakerep.summary import relation_name
 
@@ -106,3 +108,18 @@ def mark_external_refresh(member: Member, start: str, end: str) -> None:
     arguments = {"kind": "external", "target_table": member.target_table, "start_position": start,
                  "end_position": end, "marked_by": "tests"}  # fmt: skip
     dbt.run_operation("lakerep_mark_refresh", arguments)
+
+
+def a_lake_with_every_target_copied(spark, records: int, seed: int):
+    """A new lake that has landed a workload of `records` log records and copied every target:
+    refreshed from snapshots, and STOCK (DISABLE_REFRESH, before images not split into
+    delete/insert pairs by Capture) from another tool, so that every set applies the next batch.
+    Returns the workload."""
+    reset_lake()
+    workload = land_workload(records=records, seed=seed, batch_records=records // 2).workload
+    land_refresh_snapshots(workload)
+    run_cycle()
+    stock, start = MEMBERS["stock_copy"], global_synchpoint(spark)
+    write_target(spark, stock, workload.snapshot(stock.source, start, start).rows)
+    mark_external_refresh(stock, start, start)
+    return workload

@@ -17,20 +17,16 @@ from datetime import timedelta
 import pytest
 from apply.apply_support import (
     MEMBERS,
+    a_lake_with_every_target_copied,
     assert_target_equals_the_oracle,
-    mark_external_refresh,
-    run_cycle,
     synchpoints,
     trail,
-    write_target,
 )
 from capture.ccd_support import global_synchpoint
 from click.testing import CliRunner
 
 from lakerep import landing
 from lakerep.cli import EXIT_QUARANTINED, main
-from lakerep.lake import reset_lake
-from lakerep.pipeline import land_refresh_snapshots, land_workload
 from lakerep.registrations import load_registrations
 from lakerep.summary import relation_name
 from lakerep.workload.values import parse_timestamp
@@ -125,15 +121,7 @@ REGISTRATIONS = load_registrations()
 
 @pytest.fixture(scope="module")
 def cycle(spark):
-    reset_lake()
-    workload = land_workload(records=2_000, seed=31, batch_records=1_000).workload
-    land_refresh_snapshots(workload)
-    # STOCK (DISABLE_REFRESH, before images not split into delete/insert pairs by Capture) gets
-    # its target from another tool, so that its member applies the batch too.
-    run_cycle()
-    stock, start = MEMBERS["stock_copy"], global_synchpoint(spark)
-    write_target(spark, stock, workload.snapshot(stock.source, start, start).rows)
-    mark_external_refresh(stock, start, start)
+    workload = a_lake_with_every_target_copied(spark, records=2_000, seed=31)
     generated = workload.next_batch(1_000).records
     valid = [as_postgresql_writes_it(record, n) for n, record in enumerate(generated)]
     valid.append(commit_without_row_changes(max(record["log_position"] for record in generated)))

@@ -13,20 +13,16 @@ import json
 import pytest
 from apply.apply_support import (
     MEMBERS,
+    a_lake_with_every_target_copied,
     assert_target_equals_the_oracle,
-    mark_external_refresh,
-    run_cycle,
     synchpoints,
     trail,
-    write_target,
 )
 from capture.ccd_support import global_synchpoint
 from click.testing import CliRunner
 
 from lakerep import landing
 from lakerep.cli import EXIT_QUARANTINED, main
-from lakerep.lake import reset_lake
-from lakerep.pipeline import land_refresh_snapshots, land_workload
 from lakerep.registrations import load_registrations
 from lakerep.summary import relation_name
 
@@ -72,14 +68,7 @@ def spoil_one_change(records: list[dict], uow_id: str) -> tuple[list[dict], dict
 
 @pytest.fixture(scope="module")
 def held(spark):
-    reset_lake()
-    workload = land_workload(records=2_000, seed=37, batch_records=1_000).workload
-    land_refresh_snapshots(workload)
-    run_cycle()
-    # STOCK (DISABLE_REFRESH) gets its target from another tool, so its set applies too.
-    stock, start = MEMBERS["stock_copy"], global_synchpoint(spark)
-    write_target(spark, stock, workload.snapshot(stock.source, start, start).rows)
-    mark_external_refresh(stock, start, start)
+    workload = a_lake_with_every_target_copied(spark, records=2_000, seed=37)
     before = synchpoints(spark)
 
     generated = workload.next_batch(1_000).records
