@@ -9,6 +9,10 @@
   CD_OLD_SYNCHPOINT and CD_NEW_SYNCHPOINT.
 - Per subscription set: the view subscription_set_status (status, synchpoint, pending refreshes
   and markers, exceptions).
+- The PostgreSQL source's slot as the lake records it: the position confirmed, and a cold start
+  owed (a new slot taken, its cold start not run yet).
+- Per Debezium transaction not whole yet (its END, or events the END counts, not landed): what
+  it waits for; its records stay out of the log until it is whole.
 
 The embedded Derby metastore admits one process: while a runner of this lake is alive, its
 sources and sets cannot be read by another process, and status says so instead of waiting. On a
@@ -26,6 +30,7 @@ from pathlib import Path
 
 from lakerep import data_test_schedule
 from lakerep.locks import locks_in_lake, session_locks
+from lakerep.sources.pgoutput import format_lsn
 from lakerep.status_files import replace_in_one_step
 
 SETS_NEEDING_ATTENTION = ("STOPPED", "GAP")
@@ -129,7 +134,19 @@ def lake_status(spark, relation_name) -> dict:
             }
         )
     sets = rows("subscription_set_status", "select * from {table} order by apply_qual, set_name")
-    return {"sources": sources, "sets": sets}
+    # Debezium transactions not whole yet: their records stay out of the log until they are.
+    waiting = rows(
+        "stg_lakerep_raw__debezium_log",
+        "select auth_token as transaction_id, bool_or(record_type = 'C') as end_landed, "
+        "max(events_expected) as events_expected, max(events_landed) as events_landed, "
+        "count_if(record_type != 'C') as changes_landed, min(landing_batch) as first_batch "
+        "from {table} where awaiting_commit group by auth_token order by first_batch, transaction_id",
+    )
+    from lakerep.sources.slot_record import read_slot_record
+
+    record = read_slot_record(spark)
+    slot = None if record is None else asdict(record)
+    return {"sources": sources, "sets": sets, "waiting_transactions": waiting, "slot": slot}
 
 
 def status(home: Path) -> dict:
@@ -219,6 +236,30 @@ def lines(result: dict) -> list[str]:
             f"set {entry['apply_qual']}.{entry['set_name']}: {state}; pending refreshes {pending}; "
             f"exceptions {entry['exceptions']:,}"
             + (f" ({entry['description']})" if entry["description"] else "")
+        )
+    slot = result.get("slot")
+    if slot:
+        confirmed = "nothing yet" if slot["confirmed_lsn"] is None else format_lsn(slot["confirmed_lsn"])
+        out.append(
+            f"PostgreSQL slot {slot['slot']} (server {slot['system_identifier']}): "
+            f"confirmed up to {confirmed}"
+            + (
+                f"; a cold start is owed from {slot['cold_start_from']}: the next run starts cold, every "
+                "member of the source in a gap"
+                if slot["cold_start_from"]
+                else ""
+            )
+        )
+    for waiting in result.get("waiting_transactions") or []:
+        awaited = (
+            f"{waiting['events_landed']:,} of the {waiting['events_expected']:,} events its END counts "
+            "have landed"
+            if waiting["end_landed"]
+            else f"its END has not landed ({waiting['changes_landed']:,} change events have)"
+        )
+        out.append(
+            f"Debezium transaction {waiting['transaction_id']} waits, out of the log: {awaited}; "
+            f"first landed in batch {waiting['first_batch']}"
         )
     if result["sources"] == [] and result["sets"] == []:
         out.append("lake: no cycle has run yet")

@@ -39,5 +39,6 @@
     struct<op: string, before: string, after: string,
         source: struct<`schema`: string, `table`: string, lsn: string, txId: string, ts_ms: string, ts_us: string, snapshot: string>,
         transaction: struct<id: string, total_order: string>,
-        status: string, id: string, event_count: string, ts_ms: string>
+        status: string, id: string, event_count: string, ts_ms: string,
+        data_collections: array<struct<data_collection: string, event_count: string>>>
 {%- endmacro %}

@@ -5,7 +5,8 @@
     so a value its type cannot hold is quarantined instead of becoming null:
     'image_unknown_column' (a name not registered, a wrong case included), 'image_missing_key'
     (a key column absent or null), 'image_value_wrong_type' (`abc` for a number, `1.5` for an
-    integer, a number too large for its decimal; extra decimal places are rounded, as Spark casts).
+    integer, a number too large for its decimal, a date or timestamp that is a number, which Spark
+    would cast as a year; extra decimal places are rounded, as Spark casts).
     Reads the columns registered_types and registered_keys (lakerep_registration_lookup).
 -#}
 {% macro lakerep_registered_image_reason(values) %}
@@ -40,6 +41,11 @@
         coalesce(case {{ type_expression }}
             {%- for data_type in data_types %}
             when {{ lakerep_string_literal(data_type) }} then try_cast({{ value }} as {{ data_type }}) is null
+            {%- if data_type in ('date', 'timestamp') %}
+                {#- a date or time begins with its year: a number (days or microseconds since 1970)
+                    would cast as a year #}
+                or not {{ value }} rlike '^[0-9]{4,}-'
+            {%- endif %}
             {%- endfor %}
         end, false)
     {%- else -%}

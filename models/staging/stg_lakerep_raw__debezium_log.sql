@@ -11,7 +11,11 @@
     record can hold its position. auth_token is the transaction id.
     A transaction enters the log whole, when its END and as many of its events as the END counts
     have landed (its landing_batch is the batch that completed it); until then its rows show here
-    with awaiting_commit. Tombstones and BEGIN events make no log record; snapshot reads (op r)
+    with awaiting_commit. The END counts the events of each table (data_collections): only the
+    registered tables' count, since a lake may land only their topics; an END without them
+    (an older connector) counts every event. An unregistered table's event that lands after its
+    transaction entered the log is left out: Capture would not capture it, and the log has moved
+    on. Tombstones and BEGIN events make no log record; snapshot reads (op r)
     are in stg_lakerep_raw__debezium_snapshot. An event lakerep cannot map carries its mapping_reason, which
     quarantines it: a truncate, an unknown op, a change without transaction metadata, or a
     malformed event.
@@ -44,7 +48,10 @@ classified as (
 
 transaction_events as (
     -- Every event that belongs to a transaction and counts in its END's event_count.
-    select * from classified
+    select
+        *,
+        {{ lakerep_is_registered('event.source.`schema`', 'event.source.`table`') }} as of_registered_table
+    from classified
     where
         event_kind = 'change'
         and change_lsn > 0
@@ -57,7 +64,22 @@ ends as (
         *,
         split_part(event.id, ':', 1) as end_tx_id,
         try_cast(split_part(event.id, ':', 2) as bigint) as end_lsn,
-        try_cast(event.event_count as bigint) as event_count
+        try_cast(event.event_count as bigint) as event_count,
+        event.data_collections is not null as counts_each_table,
+        coalesce(
+            aggregate(
+                filter(
+                    event.data_collections,
+                    collection -> {{ lakerep_is_registered(
+                        "split_part(collection.data_collection, '.', 1)",
+                        "split_part(collection.data_collection, '.', 2)"
+                    ) }}
+                ),
+                cast(0 as bigint),
+                (total, collection) -> total + coalesce(try_cast(collection.event_count as bigint), 0)
+            ),
+            0
+        ) as registered_event_count
     from classified
     where event_kind = 'end'
 ),
@@ -68,6 +90,8 @@ commit_points as (
         end_tx_id as tx_id,
         end_lsn,
         min(event_count) as event_count,
+        bool_or(counts_each_table) as counts_each_table,
+        min(registered_event_count) as registered_event_count,
         min(landing_batch) as landing_batch,
         min(landed_at) as landed_at,
         min(try_cast(event.ts_ms as bigint)) * 1000 as end_micros
@@ -99,13 +123,34 @@ committed_events as (
     where commit_rank = 1
 ),
 
+counted_events as (
+    -- The events an END's count waits for: its registered tables', or every one without counts
+    -- per table.
+    select
+        committed_events.*,
+        committed_events.of_registered_table or not commit_points.counts_each_table as is_counted
+    from committed_events
+    inner join commit_points
+        on committed_events.tx_id = commit_points.tx_id and committed_events.end_lsn = commit_points.end_lsn
+),
+
 transactions as (
     select
         commit_points.tx_id,
         commit_points.end_lsn,
-        count(distinct committed_events.total_order) >= commit_points.event_count as is_complete,
-        greatest(commit_points.landing_batch, coalesce(max(committed_events.landing_batch), 0)) as completed_batch,
-        greatest(commit_points.landed_at, max(committed_events.landed_at)) as completed_at,
+        case
+            when commit_points.counts_each_table then commit_points.registered_event_count
+            else commit_points.event_count
+        end as events_expected,
+        count(distinct case when committed_events.is_counted then committed_events.total_order end)
+            as events_landed,
+        greatest(
+            commit_points.landing_batch,
+            coalesce(max(case when committed_events.is_counted then committed_events.landing_batch end), 0)
+        ) as completed_batch,
+        greatest(
+            commit_points.landed_at, max(case when committed_events.is_counted then committed_events.landed_at end)
+        ) as completed_at,
         coalesce(
             max(coalesce(
                 try_cast(committed_events.event.source.ts_us as bigint),
@@ -114,11 +159,19 @@ transactions as (
             commit_points.end_micros
         ) as commit_micros
     from commit_points
-    left join committed_events
+    left join counted_events as committed_events
         on commit_points.tx_id = committed_events.tx_id and commit_points.end_lsn = committed_events.end_lsn
     group by
-        commit_points.tx_id, commit_points.end_lsn, commit_points.event_count,
-        commit_points.landing_batch, commit_points.landed_at, commit_points.end_micros
+        commit_points.tx_id, commit_points.end_lsn, commit_points.event_count, commit_points.counts_each_table,
+        commit_points.registered_event_count, commit_points.landing_batch, commit_points.landed_at,
+        commit_points.end_micros
+),
+
+whole_transactions as (
+    select
+        *,
+        events_landed >= events_expected as is_complete
+    from transactions
 ),
 
 change_records as (
@@ -136,8 +189,12 @@ change_records as (
         ) }} as log_timestamp,
         cast(null as string) as auth_id,
         classified.tx_id as auth_token,
-        classified.event.before as before_image,
-        classified.event.after as after_image,
+        {{ lakerep_debezium_image(
+            'classified.event.before', 'classified.event.source.schema', 'classified.event.source.`table`'
+        ) }} as before_image,
+        {{ lakerep_debezium_image(
+            'classified.event.after', 'classified.event.source.schema', 'classified.event.source.`table`'
+        ) }} as after_image,
         coalesce(transactions.completed_batch, classified.landing_batch) as landing_batch,
         coalesce(transactions.completed_at, classified.landed_at) as landed_at,
         classified.landed_file,
@@ -152,16 +209,25 @@ change_records as (
             when committed_events.tx_id is null
                 then 'debezium_malformed_event'
         end as mapping_reason,
-        committed_events.tx_id is not null and not coalesce(transactions.is_complete, false) as awaiting_commit
+        committed_events.tx_id is not null and not coalesce(transactions.is_complete, false) as awaiting_commit,
+        transactions.events_expected,
+        transactions.events_landed
     from classified
     left join committed_events
         on
             classified.landing_batch = committed_events.landing_batch
             and classified.landed_file = committed_events.landed_file
             and classified.landed_line = committed_events.landed_line
-    left join transactions
+    left join whole_transactions as transactions
         on committed_events.tx_id = transactions.tx_id and committed_events.end_lsn = transactions.end_lsn
-    where classified.event_kind = 'change'
+    where
+        classified.event_kind = 'change'
+        and not coalesce(
+            transactions.is_complete
+            and classified.landing_batch > transactions.completed_batch
+            and not committed_events.of_registered_table,
+            false
+        )
 ),
 
 commit_records as (
@@ -181,9 +247,11 @@ commit_records as (
         ends.landed_file,
         ends.landed_line,
         case when transactions.tx_id is null then 'debezium_malformed_event' end as mapping_reason,
-        transactions.tx_id is not null and not transactions.is_complete as awaiting_commit
+        transactions.tx_id is not null and not transactions.is_complete as awaiting_commit,
+        transactions.events_expected,
+        transactions.events_landed
     from ends
-    left join transactions
+    left join whole_transactions as transactions
         on ends.end_tx_id = transactions.tx_id and ends.end_lsn = transactions.end_lsn
 ),
 
@@ -204,7 +272,9 @@ malformed_records as (
         landed_file,
         landed_line,
         'debezium_malformed_event' as mapping_reason,
-        false as awaiting_commit
+        false as awaiting_commit,
+        cast(null as bigint) as events_expected,
+        cast(null as bigint) as events_landed
     from classified
     where event_kind = 'malformed'
 ),

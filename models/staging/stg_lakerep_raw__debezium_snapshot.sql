@@ -95,7 +95,8 @@ snapshot_rows as (
         whole_unloads.source_table,
         {{ lakerep_lsn_position('whole_unloads.snapshot_lsn') }} as unload_start_position,
         {{ lakerep_lsn_position('whole_unloads.snapshot_lsn') }} as unload_end_position,
-        reads.event.after as row_image,
+        {{ lakerep_debezium_image('reads.event.after', 'whole_unloads.source_owner', 'whole_unloads.source_table') }}
+            as row_image,
         whole_unloads.landing_batch,
         whole_unloads.landed_at,
         reads.landed_file,

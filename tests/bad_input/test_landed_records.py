@@ -73,6 +73,10 @@ BAD_RECORDS = {
         bad("value_wrong_type", 5, image={**ORDER, "total": "abc"}),
         "image_value_wrong_type",
     ),
+    "date_as_a_number": (  # days since 1970, as Debezium writes a date: cast, it would be a year
+        bad("date_as_a_number", 10, image={**ORDER, "order_date": 20789}),
+        "image_value_wrong_type",
+    ),
     "column_in_wrong_case": (
         bad("column_in_wrong_case", 6, image={**ORDER, "ORDER_ID": 2}),
         "image_unknown_column",
@@ -152,8 +156,8 @@ def test_the_cycle_line_gives_the_quarantine_and_the_run_exits_6(cycle):
     result = cycle["result"]
     assert result.exit_code == EXIT_QUARANTINED, result.output
     assert re.search(
-        r"cycle \d+: .*; 9 records quarantined \(image_missing_key 1, image_not_json_object 1, "
-        r"image_unknown_column 1, image_value_wrong_type 1, malformed_log_position 4, "
+        r"cycle \d+: .*; 10 records quarantined \(image_missing_key 1, image_not_json_object 1, "
+        r"image_unknown_column 1, image_value_wrong_type 2, malformed_log_position 4, "
         r"malformed_log_timestamp 1\); 2 snapshot rows quarantined \(malformed_unload_position 2\)$",
         result.stdout,
         re.MULTILINE,

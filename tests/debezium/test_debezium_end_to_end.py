@@ -17,6 +17,7 @@ source's test does."""
 from __future__ import annotations
 
 import json
+from datetime import date, timedelta
 
 import pytest
 from click.testing import CliRunner
@@ -252,6 +253,56 @@ def test_events_delivered_again_land_only_once(spark, landed, tmp_path):
     assert {r[0]: tuple(r) for r in copy_rows} == expected
 
 
+T8 = Transaction(566, 0x16E09000, 0x16E09090, 11, [
+    Change("insert", 0x16E09028, after=row("C8", "Gus", None, "2.00")),
+    Change("insert", 0x16E09050, after={"id": 2, "note": "not landed"}, table=AUDIT),
+])  # fmt: skip
+
+
+def test_a_transaction_waits_only_for_the_events_of_registered_tables(spark, landed, tmp_path):
+    """Issue 62, item 7: a lake that lands only its registered tables' topics never gets the
+    other tables' events of a transaction. The END counts each table's events: the transaction
+    is whole once the registered ones have landed, and until then `lakerep status` says what it
+    waits for."""
+    begin, customers_event, _audit_event, end = transaction_events(T8)
+    end_only = tmp_path / "t8-end.jsonl"
+    end_only.write_text(end + "\n", encoding="utf-8")
+    assert CliRunner().invoke(main, ["land", "--format", "debezium", str(end_only)]).exit_code == 0
+    dbt.invoke(["run"], quiet=True)
+    status = CliRunner().invoke(main, ["status"])
+    assert "Debezium transaction 566 waits, out of the log: 0 of the 1 events its END counts have landed" in (
+        status.output
+    ), status.output
+
+    changes = tmp_path / "t8-changes.jsonl"
+    changes.write_text(begin + "\n" + customers_event + "\n", encoding="utf-8")
+    assert CliRunner().invoke(main, ["land", "--format", "debezium", str(changes)]).exit_code == 0
+    dbt.invoke(["run"], quiet=True)
+    assert "Debezium transaction" not in CliRunner().invoke(main, ["status"]).output
+    expected = {key: _values(image) for key, image in replica(SNAPSHOT, [*HISTORY, T7, T8]).items()}
+    columns = "customer_id, name, email, cast(credit_limit as string)"
+    copy_rows = spark.sql(f"select {columns} from {relation_name('customers_copy')}").collect()
+    assert {r[0]: tuple(r) for r in copy_rows} == expected
+
+
+DAYS = 20_789  # 2026-12-02 as Debezium writes a date: days since 1970-01-01 (io.debezium.time.Date)
+T9 = Transaction(567, 0x16E0A000, 0x16E0A090, 12, [
+    Change("insert", 0x16E0A028, after={**row("C10", "Hal", None, "4.00"), "created_on": DAYS}),
+])  # fmt: skip
+
+
+def test_a_date_as_debezium_writes_it_lands_as_that_date(spark, landed, tmp_path):
+    """Issue 62, item 14: cast as it stands, Debezium's day number became the year 20789."""
+    events = tmp_path / "t9.jsonl"
+    events.write_text("\n".join(transaction_events(T9)) + "\n", encoding="utf-8")
+    assert CliRunner().invoke(main, ["land", "--format", "debezium", str(events)]).exit_code == 0
+    dbt.invoke(["run"], quiet=True)
+    [(created_on,)] = spark.sql(
+        f"select created_on from {relation_name('customers_copy')} where customer_id = 'C10'"
+    ).collect()
+    assert created_on == date(1970, 1, 1) + timedelta(days=DAYS)
+
+
 def test_canonical_files_land_in_the_source_log_and_a_bad_column_is_refused(spark, landed, tmp_path):
     commit = {"log_position": "7FFFFFFFFFFFFFFF0000", "uow_id": "7FFFFFFFFFFFFFFF0000", "record_type": "C",
               "log_timestamp": "2026-01-02 00:00:00", "auth_token": "900"}  # fmt: skip
@@ -268,8 +319,8 @@ def test_canonical_files_land_in_the_source_log_and_a_bad_column_is_refused(spar
     landed_log = spark.sql(
         "select log_position, record_type, auth_token, landing_batch from lakerep_raw.source_log"
     ).collect()
-    # after the Debezium batches: the two landed ones and the one of events delivered again
-    assert [tuple(r) for r in landed_log] == [("7FFFFFFFFFFFFFFF0000", "C", "900", landed["batches"][1] + 2)]
+    # after the Debezium batches: the two landed ones, the one of events delivered again, T8's two, T9's
+    assert [tuple(r) for r in landed_log] == [("7FFFFFFFFFFFFFFF0000", "C", "900", landed["batches"][1] + 5)]
     files = spark.sql("select file_name, file_format, line_count from lakerep_raw.landed_files").collect()
     assert sorted(map(tuple, files)) == [
         ("dbserver1-1-copy.jsonl", "debezium", 24),
@@ -277,4 +328,7 @@ def test_canonical_files_land_in_the_source_log_and_a_bad_column_is_refused(spar
         ("dbserver1-2.jsonl", "debezium", 6),
         ("dbserver1-2.jsonl", "debezium", 10),
         ("empty-transaction.jsonl", "canonical", 1),
+        ("t8-changes.jsonl", "debezium", 2),
+        ("t8-end.jsonl", "debezium", 1),
+        ("t9.jsonl", "debezium", 3),
     ]

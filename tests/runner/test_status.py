@@ -146,3 +146,31 @@ def test_an_unexpected_error_is_a_crash_never_a_failed_test(home, monkeypatch):
     assert result.exit_code == EXIT_CRASHED == 2
     assert "Traceback (most recent call last)" in result.stderr
     assert result.stderr.strip().endswith("lakerep: crashed: KeyError: 'a column the manifest lacks'")
+
+
+def test_status_says_what_the_lake_holds_of_its_slot_and_what_waits():
+    """Issue 62, items 1 and 7: a cold start owed after a new slot was taken, and the Debezium
+    transactions that wait out of the log, each in one line."""
+    slot = {"slot": "lakerep", "system_identifier": "7301", "confirmed_lsn": 0x16E0_0000,
+            "cold_start_from": "0000000016E000000000"}  # fmt: skip
+    waiting = [
+        {"transaction_id": "566", "end_landed": True, "events_expected": 3, "events_landed": 1,
+         "changes_landed": 1, "first_batch": 4},
+        {"transaction_id": "570", "end_landed": False, "events_expected": None, "events_landed": None,
+         "changes_landed": 2, "first_batch": 5},
+    ]  # fmt: skip
+    result = {"sessions": [], "sources": [], "sets": [], "lake": None, "slot": slot,
+              "waiting_transactions": waiting}  # fmt: skip
+    text = "\n".join(lines(result))
+    assert (
+        "PostgreSQL slot lakerep (server 7301): confirmed up to 0/16E00000; a cold start is owed from "
+        "0000000016E000000000: the next run starts cold, every member of the source in a gap"
+    ) in text
+    assert (
+        "Debezium transaction 566 waits, out of the log: 1 of the 3 events its END counts have landed; "
+        "first landed in batch 4"
+    ) in text
+    assert (
+        "Debezium transaction 570 waits, out of the log: its END has not landed (2 change events have)"
+        in text
+    )
