@@ -7,9 +7,55 @@
     Timestamp, told apart only by the schema) and a decimal in the `precise` mode (base64) are
     not mapped: validation quarantines them (image_value_wrong_type). A timestamp with a zone
     (ZonedTimestamp) is ISO text already.
-    Arguments: image, owner, table — SQL expressions of the image and its table's names.
+    Arguments: image — SQL of the image; date_columns — SQL of its table's registered date
+    columns (lakerep_registered_date_columns), null for a table without any.
 -#}
-{% macro lakerep_debezium_image(image, owner, table) %}
+{% macro lakerep_debezium_image(image, date_columns) -%}
+    {%- if _lakerep_registered_date_tables() -%}
+        case
+            when {{ date_columns }} is not null and exists(
+                map_entries({{ lakerep_image_values(image) }}),
+                entry -> array_contains({{ date_columns }}, entry.key) and entry.value rlike '^-?[0-9]+$'
+            )
+                then to_json(transform_values(
+                    {{ lakerep_image_values(image) }},
+                    (name, value) -> case
+                        when array_contains({{ date_columns }}, name) and value rlike '^-?[0-9]+$'
+                            then cast(date_add(date'1970-01-01', cast(value as int)) as string)
+                        else value
+                    end
+                ))
+            else {{ image }}
+        end
+    {%- else -%}
+        {{ image }}
+    {%- endif -%}
+{%- endmacro %}
+
+
+{#-
+    SQL: the registered date columns (an array) of the table OWNER.TABLE, null for a table without
+    any. One map literal of the tables that have such columns, so the SQL stays small however many
+    tables are registered (a CASE per table made a view's text overflow the metastore's 32,700
+    characters at 50 tables).
+    Arguments: owner, table — SQL expressions of the table's names.
+-#}
+{% macro lakerep_registered_date_columns(owner, table) -%}
+    {%- set tables = _lakerep_registered_date_tables() -%}
+    {%- if tables -%}
+        {%- set entries = [] -%}
+        {%- for name, dates in tables -%}
+            {%- do entries.append(lakerep_string_literal(name) ~ ', array(' ~ dates | join(', ') ~ ')') -%}
+        {%- endfor -%}
+        try_element_at(map({{ entries | join(', ') }}), concat({{ owner }}, '.', {{ table }}))
+    {%- else -%}
+        cast(null as array<string>)
+    {%- endif -%}
+{%- endmacro %}
+
+
+{#- (OWNER.TABLE, [its date columns as literals]) of every registered table with date columns. -#}
+{% macro _lakerep_registered_date_tables() -%}
     {%- set tables = [] -%}
     {%- for registration in lakerep_registrations() -%}
         {%- set dates = [] -%}
@@ -20,28 +66,5 @@
             {%- do tables.append((registration.source_owner ~ '.' ~ registration.source_table, dates)) -%}
         {%- endif -%}
     {%- endfor -%}
-    {%- if tables -%}
-        case concat({{ owner }}, '.', {{ table }})
-        {%- for name, dates in tables %}
-            when {{ lakerep_string_literal(name) }} then case
-                when exists(
-                    map_entries({{ lakerep_image_values(image) }}),
-                    entry -> entry.key in ({{ dates | join(', ') }}) and entry.value rlike '^-?[0-9]+$'
-                )
-                    then to_json(transform_values(
-                        {{ lakerep_image_values(image) }},
-                        (name, value) -> case
-                            when name in ({{ dates | join(', ') }}) and value rlike '^-?[0-9]+$'
-                                then cast(date_add(date'1970-01-01', cast(value as int)) as string)
-                            else value
-                        end
-                    ))
-                else {{ image }}
-            end
-        {%- endfor %}
-            else {{ image }}
-        end
-    {%- else -%}
-        {{ image }}
-    {%- endif -%}
-{% endmacro %}
+    {{ return(tables) }}
+{%- endmacro %}

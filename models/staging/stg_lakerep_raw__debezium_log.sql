@@ -42,7 +42,8 @@ classified as (
             when event.op = 'r' then 'snapshot'
             when event.op is not null then 'change'
             else 'malformed'
-        end as event_kind
+        end as event_kind,
+        {{ lakerep_registered_date_columns('event.source.`schema`', 'event.source.`table`') }} as date_columns
     from events
 ),
 
@@ -189,12 +190,8 @@ change_records as (
         ) }} as log_timestamp,
         cast(null as string) as auth_id,
         classified.tx_id as auth_token,
-        {{ lakerep_debezium_image(
-            'classified.event.before', 'classified.event.source.schema', 'classified.event.source.`table`'
-        ) }} as before_image,
-        {{ lakerep_debezium_image(
-            'classified.event.after', 'classified.event.source.schema', 'classified.event.source.`table`'
-        ) }} as after_image,
+        {{ lakerep_debezium_image('classified.event.before', 'classified.date_columns') }} as before_image,
+        {{ lakerep_debezium_image('classified.event.after', 'classified.date_columns') }} as after_image,
         coalesce(transactions.completed_batch, classified.landing_batch) as landing_batch,
         coalesce(transactions.completed_at, classified.landed_at) as landed_at,
         classified.landed_file,

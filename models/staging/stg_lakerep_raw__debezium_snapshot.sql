@@ -32,7 +32,8 @@ reads as (
             and event.source.schema is not null
             and event.source.`table` is not null,
             false
-        ) as is_consistent_read
+        ) as is_consistent_read,
+        {{ lakerep_registered_date_columns('event.source.`schema`', 'event.source.`table`') }} as date_columns
     from events
     where event.op = 'r' and trim(event_value) != 'null'
 ),
@@ -95,8 +96,7 @@ snapshot_rows as (
         whole_unloads.source_table,
         {{ lakerep_lsn_position('whole_unloads.snapshot_lsn') }} as unload_start_position,
         {{ lakerep_lsn_position('whole_unloads.snapshot_lsn') }} as unload_end_position,
-        {{ lakerep_debezium_image('reads.event.after', 'whole_unloads.source_owner', 'whole_unloads.source_table') }}
-            as row_image,
+        {{ lakerep_debezium_image('reads.event.after', 'reads.date_columns') }} as row_image,
         whole_unloads.landing_batch,
         whole_unloads.landed_at,
         reads.landed_file,
