@@ -136,7 +136,8 @@ def run_bench(
     cases: list[CaseFigures] = []
     # The cycles of one session run, as `lakerep run` runs them: one parse of the project.
     with dbt.parse_once():
-        run_vars = {"lakerep_run_id": f"bench-{uuid.uuid4()}"}
+        # A continuous run's cycles between its prunes.
+        run_vars = {"lakerep_run_id": f"bench-{uuid.uuid4()}", "lakerep_prune": False}
         if records:
             with metered() as meter:
                 history = land_workload(records=records, seed=seed, batch_records=batch_records)

@@ -179,7 +179,8 @@ def measure_wide_here(*, seed: int, cycle_records: int):
     lake_session()
     reset_lake()
     spark = lake_session()
-    run_vars = {"lakerep_run_id": f"bench-wide-{uuid.uuid4()}"}
+    # A continuous run's cycles between its prunes.
+    run_vars = {"lakerep_run_id": f"bench-wide-{uuid.uuid4()}", "lakerep_prune": False}
     workload = Workload(seed=seed, registrations=changed)
     landing.land_log_records(spark, workload.next_batch(cycle_records).records)
     with dbt.parse_once():  # one session run, as `lakerep run` runs it

@@ -172,9 +172,9 @@ def run(
 ) -> None:
     """Run a CDC session: a Capture and Apply cycle (dbt run) every COMMIT_INTERVAL until
     Ctrl-C or SIGTERM, which finish the current cycle and commit its state; a cycle every
-    PRUNE_INTERVAL also prunes; a cycle every TEST_INTERVAL (and the first, unless the run
-    starts warm where the last passed tests left off) is a dbt build with the data tests. One
-    progress line per cycle."""
+    PRUNE_INTERVAL also prunes (the first, --once too, when the lake last pruned that long ago);
+    a cycle every TEST_INTERVAL (and the first, unless the run starts warm where the last passed
+    tests left off) is a dbt build with the data tests. One progress line per cycle."""
     with _user_errors():
         reports = run_session(
             SessionStart(

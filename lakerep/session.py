@@ -1,12 +1,13 @@
 """CDC sessions (SPEC §4): start types, the cycle loop, stopping, recover.
 
 The runner only drives: it parses the token file, takes the session lock and passes the run to
-dbt as vars, each cycle inside the lake's critical section; every PRUNE_INTERVAL a cycle also
-prunes (var lakerep_prune, SPEC §6), and a cycle every TEST_INTERVAL also runs the data tests (a
-`build` cycle; the others are `dbt run`, models only), a run's first cycle too unless the run
-carries on the lake's schedule (lakerep.data_test_schedule). Which tokens each
-source restarts from, whether a warm start turns cold or is refused, and whether a cut-off cycle
-is finished first, are SQL (restart_decisions, capture_window, lakerep_cycle_opener_sql).
+dbt as vars, each cycle inside the lake's critical section; a run's first cycle prunes when the
+lake's prune is due and a continuous run's every PRUNE_INTERVAL after it (var lakerep_prune,
+SPEC §6), and a cycle every TEST_INTERVAL also runs the data tests (a `build` cycle; the others
+are `dbt run`, models only), a run's first cycle too unless the run carries on the lake's
+schedule (lakerep.data_test_schedule). Which tokens each source restarts from, whether a warm
+start turns cold or is refused, and whether a cut-off cycle is finished first, are SQL
+(restart_decisions, capture_window, lakerep_cycle_opener_sql).
 """
 
 from __future__ import annotations
@@ -167,6 +168,7 @@ def run_session(
                 "lakerep_start": start.start_type,
                 "lakerep_run_id": f"{start.session}-{uuid.uuid4()}",
                 "lakerep_restart_tokens": _token_vars(tokens, registered),
+                "prune_interval": prune_interval,  # the lake's prune due (lakerep_cycle_prunes)
             }
             reports: list[CycleReport] = []
             last_prune = time.monotonic()
@@ -184,8 +186,6 @@ def run_session(
                     last_prune=last_prune,
                     interval=prune_interval,
                 )
-                if prune:
-                    last_prune = time.monotonic()
                 if reports and not prune and _nothing_landed_since(reports[-1]):
                     report = idle_cycle(reports[-1])
                 else:
@@ -193,6 +193,8 @@ def run_session(
                     if test:
                         last_test = time.monotonic()
                     report = _dbt_cycle(home, start, {**run_vars, "lakerep_prune": prune}, test, fingerprint)
+                    if report.pruned:
+                        last_prune = time.monotonic()
                     if _completed_no_cycle(report, reports):
                         report = idle_cycle(report)
                     if start.dbt_command == "build" and _left_untested(
@@ -289,17 +291,23 @@ def _lake_has_rows(model: str, condition: str) -> bool:
 
 def cycle_prunes(
     start: SessionStart, *, first_cycle: bool, now: float, last_prune: float, interval: float
-) -> bool:
-    """Whether this cycle of a run prunes (var lakerep_prune): a continuous run's cycle, never its
-    first, once the prune is due. A capture-only run never prunes: what the prune (capture_prune)
-    may remove follows Apply's progress (pruning_control), which such a run does not make, so the
-    prune waits for a run with Apply; its timer is not reset meanwhile."""
-    continuous = not start.once and start.start_type != "recover"
-    return continuous and not start.capture_only and not first_cycle and prune_due(now, last_prune, interval)
+) -> bool | str:
+    """Whether this cycle of a run prunes (var lakerep_prune). A run's first cycle, --once
+    too, prunes when the lake's prune is due ('due': PRUNE_INTERVAL since the lake last pruned,
+    whichever run did, lakerep_cycle_prunes), so a pipeline of `lakerep run --once` prunes too;
+    a continuous run's later cycles once PRUNE_INTERVAL has passed since its last prune, or
+    since it started. A capture-only run never prunes: what the prune (capture_prune) may remove
+    follows Apply's progress (pruning_control), which such a run does not make, so the prune
+    waits for a run with Apply. Nor does a recover, which only finishes a cut-off cycle."""
+    if start.capture_only or start.start_type == "recover":
+        return False
+    if first_cycle:
+        return "due"
+    return not start.once and prune_due(now, last_prune, interval)
 
 
 def prune_due(now: float, last_prune: float, interval: float) -> bool:
-    """A continuous run prunes in a cycle (never its first) once PRUNE_INTERVAL seconds have
+    """A continuous run prunes in a cycle after its first once PRUNE_INTERVAL seconds have
     passed since it last pruned, or since it started."""
     return now - last_prune >= interval
 
@@ -419,7 +427,7 @@ def _cycle(home: Path, run_vars: dict, dbt_args: list[str]) -> CycleReport:
         uows_committed=cycle["uows_committed"],
         synchpoint=cycle["synchpoint"],
         lag_seconds=cycle["lag_now"],
-        pruned=run_vars.get("lakerep_prune", False),
+        pruned=outcome.model_wrote("capture_prune"),
         up_to_batch=cycle["up_to_batch"] or 0,
         records_quarantined=summary.quarantined_by_reason,
         snapshot_rows_quarantined=snapshot_rows_quarantined(

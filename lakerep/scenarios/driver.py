@@ -38,6 +38,9 @@ SESSION = "scenario"
 MEMBERS = {member.target_table: member for member in load_members()}
 REFRESHABLE_SOURCES = sorted({m.source for m in MEMBERS.values() if not m.registration.disable_refresh})
 SETTLE_RUNS = 4  # clean warm runs, at most, for every set to be APPLIED at the end
+# PRUNE_INTERVAL of the scenario's runs: its prunes are its own drawn events (and the checks
+# bound each), so no run finds one due on its own.
+NO_PRUNE_DUE = 1e9
 # A prune's statements until one is counted: guessed high, since work that ends before its crash
 # point runs again (Driver.try_to_its_point), and a low guess never reaches a prune's last statements
 # (a retention prune sent 57, seed 6, 2026-11-28).
@@ -331,7 +334,9 @@ class Driver:
     ) -> bool:
         """One runner (`lakerep run --once`); True when it crashed at its crash point."""
         self.journal.runs += 1
-        start = SessionStart(SESSION, start_type, token_file, once=True, dbt_command="run")
+        start = SessionStart(
+            SESSION, start_type, token_file, once=True, prune_interval=NO_PRUNE_DUE, dbt_command="run"
+        )
         what = f"{label or 'extra step'}, {start_type} run"
         crashed, statements, reports = self.crashing(
             what, f"{start_type} run", crash_fraction, lambda: run_session(start)

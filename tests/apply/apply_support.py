@@ -21,12 +21,12 @@ def sql(spark, text: str) -> list:
 
 
 def run_cycle(*selectors: str, **variables) -> None:
-    """One `dbt run` of the whole project (or of the selected models) with the given vars."""
-    args = ["run"]
-    if selectors:
-        args += list(selectors)
-    if variables:
-        args += ["--vars", repr(variables).replace("True", "true").replace("False", "false")]
+    """One `dbt run` of the whole project (or of the selected models) with the given vars; it
+    prunes only when they say so (lakerep_prune), never because the lake's prune fell due while
+    the module ran."""
+    args = ["run", *selectors]
+    variables = {"lakerep_prune": False, **variables}
+    args += ["--vars", repr(variables).replace("True", "true").replace("False", "false")]
     dbt.invoke(args)
 
 

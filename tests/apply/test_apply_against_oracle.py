@@ -425,3 +425,31 @@ def test_lakerep_diff_and_its_data_test_find_exactly_the_rows_that_differ(spark,
     no_snapshot = CliRunner().invoke(cli.main, ["diff", "--member", "stock_copy"])
     assert no_snapshot.exit_code == cli.EXIT_USER_ERROR
     assert "no consistent snapshot of INVENTORY.STOCK" in no_snapshot.output
+
+
+def test_a_plain_dbt_run_prunes_when_the_lakes_prune_is_due(spark, workload):
+    """Var lakerep_prune left at its default ('due'): a run prunes once the lake's last prune is
+    prune_interval seconds old, whichever run made it; never without Apply."""
+
+    def latest_prune():
+        return spark.sql(f"select max(pruned_at) from {relation_name('capture_prune')}").collect()[0][0]
+
+    def plain_run(*args: str, prune_interval: int) -> None:
+        dbt.invoke(["run", *args, "--vars", f"{{prune_interval: {prune_interval}}}"], quiet=True)
+
+    land(spark, workload)
+    before = latest_prune()
+    plain_run("--exclude", "path:models/apply", prune_interval=0)  # Capture alone: Apply has not moved
+    assert latest_prune() == before
+    plain_run(prune_interval=3600)  # the lake pruned (or began) less than an hour ago
+    assert latest_prune() == before
+
+    plain_run(prune_interval=0)
+    pruned_at = latest_prune()
+    assert before is None or pruned_at > before
+    logged = sql(spark, "select pruned_kind, source_owner, source_table from {capture_prune} "
+                        "where pruned_at = (select max(pruned_at) from {capture_prune})")  # fmt: skip
+    assert {(row[0], row[1], row[2]) for row in logged} == {
+        ("UOW", None, None),
+        *{("CD", *member.source.split(".")) for member in MEMBERS.values()},
+    }

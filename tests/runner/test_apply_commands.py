@@ -1,7 +1,8 @@
 """`lakerep refresh`, `mark-external-refresh` and `prune` refuse bad options and active subscriptions
 before Spark starts; the lake's critical section admits one process and outlives no dead holder;
-a continuous run prunes every PRUNE_INTERVAL, never in its first cycle. No Spark here: the checks
-the lake makes (lakerep_mark_refresh) need a built lake."""
+a run's first cycle prunes when the lake's prune is due, a continuous run's later ones every
+PRUNE_INTERVAL. No Spark here: the checks the lake makes (lakerep_mark_refresh) need a built
+lake."""
 
 from __future__ import annotations
 
@@ -221,9 +222,10 @@ def test_prune_due():
 @pytest.mark.parametrize(
     ("once", "capture_only", "prune_interval", "expected"),
     [
-        (False, False, 0.0, [False, True, True]),  # every cycle but the first
-        (False, False, 3600.0, [False, False, False]),  # the interval has not passed
-        (True, False, 0.0, [False]),  # --once never prunes
+        # the first cycle when the lake's prune is due, then every cycle
+        (False, False, 0.0, ["due", True, True]),
+        (False, False, 3600.0, ["due", False, False]),  # the interval has not passed
+        (True, False, 0.0, ["due"]),  # --once: when the lake's prune is due
         # the prune follows Apply's progress, which --capture-only does not make: it waits for a full run
         (False, True, 0.0, [False, False, False]),
     ],
@@ -282,7 +284,7 @@ def test_cycles_with_nothing_landed_run_no_dbt(home, monkeypatch):
     monkeypatch.setattr(session, "_cycle", fake_cycle)
     monkeypatch.setattr(session, "_nothing_landed_since", lambda last: next(idle_checks))
     run_session(SessionStart("s1", commit_interval=0, prune_interval=3600.0), progress=progress)
-    assert dbt_cycles == [False]  # the first cycle only: the next ones found nothing landed
+    assert dbt_cycles == ["due"]  # the first cycle only: the next ones found nothing landed
     assert [line.split(":")[1].strip() for line in lines] == [
         "0 records read, 0 row changes, 0 UOWs committed; synchpoint none; lag n/a; data tests passed",
         "idle, nothing landed since batch 0; synchpoint none",
