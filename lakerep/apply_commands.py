@@ -73,7 +73,6 @@ def unload_from_source(target_tables: Sequence[str], source, *, refresh: bool) -
     start empty. The source is opened first (lakerep.sources.landing.open_source: its slot made
     on a new lake): the changes committed after the unload must reach the lake."""
     from lakerep.lake import lake_session
-    from lakerep.landing import land_snapshot_rows
     from lakerep.sources.landing import open_source
 
     members = _checked_members(target_tables)
@@ -91,23 +90,55 @@ def unload_from_source(target_tables: Sequence[str], source, *, refresh: bool) -
         spark = lake_session()
         said = open_source(spark, source).said  # a slot lost now: the next run starts cold
         lines.extend([said] if said else [])
-        registrations = {member.source: member.registration for member in members}
-        for registration in registrations.values():  # a table unloaded once for all its members
-            name = registration.qualified_name
-            unload = source.unload(name)
-            snapshot_id = f"{name}:{unload.position}:{unload.position}"
-            rows = unload.rows or [None]  # an empty table: the snapshot's one row, without an image
-            land_snapshot_rows(spark, (
-                {"snapshot_id": snapshot_id, "source_owner": registration.source_owner,
-                 "source_table": registration.source_table, "unload_start_position": unload.position,
-                 "unload_end_position": unload.position, "row_image": row_image}
-                for row_image in rows
-            ))  # fmt: skip
-            lines.append(
-                f"unloaded {len(unload.rows):,} rows of {name} at {unload.position} (snapshot {snapshot_id})"
-            )
+        lines.extend(_unload_and_land(spark, source, members))
         if refresh:
             lines.extend(_mark_members(members, "refresh"))
+    return lines
+
+
+def refresh_truncated(spark, source, tables: Sequence[str]) -> list[str]:
+    """A running session read a TRUNCATE of `tables` (schema.table): no row change says what it
+    removed, so every member of those tables is refreshed from an unload taken now, past it
+    (the truncate, and whatever its transaction wrote after it, are in the unload); the lines
+    saying what landed. Called inside the session's critical section, before the slot moves past
+    the truncate. A member with DISABLE_REFRESH cannot be refreshed by lakerep: a SourceError
+    naming it, before anything is landed."""
+    from lakerep.sources.postgresql import SourceError
+
+    members = [member for member in load_members() if member.registration.qualified_name in tables]
+    refused = [member.target_table for member in members if member.registration.disable_refresh]
+    if refused:
+        raise SourceError(
+            f"a TRUNCATE of {', '.join(tables)}, whose members {', '.join(refused)} have DISABLE_REFRESH: "
+            "lakerep may not refresh them, and no row change says what the truncate removed; the slot "
+            "stays before it. Load them by other means and drop the slot (the next run starts cold)"
+        )
+    if not members:
+        return [f"a TRUNCATE of {', '.join(tables)}: no member to refresh"]
+    return [*_unload_and_land(spark, source, members), *_mark_members(members, "refresh")]
+
+
+def _unload_and_land(spark, source, members: list) -> list[str]:
+    """Unload each of the members' tables once, at one log position, and land it as a source
+    snapshot whose start and end are that position; the lines saying what landed."""
+    from lakerep.landing import land_snapshot_rows
+
+    lines: list[str] = []
+    registrations = {member.source: member.registration for member in members}
+    for registration in registrations.values():  # a table unloaded once for all its members
+        name = registration.qualified_name
+        unload = source.unload(name)
+        snapshot_id = f"{name}:{unload.position}:{unload.position}"
+        rows = unload.rows or [None]  # an empty table: the snapshot's one row, without an image
+        land_snapshot_rows(spark, (
+            {"snapshot_id": snapshot_id, "source_owner": registration.source_owner,
+             "source_table": registration.source_table, "unload_start_position": unload.position,
+             "unload_end_position": unload.position, "row_image": row_image}
+            for row_image in rows
+        ))  # fmt: skip
+        lines.append(
+            f"unloaded {len(unload.rows):,} rows of {name} at {unload.position} (snapshot {snapshot_id})"
+        )
     return lines
 
 

@@ -60,15 +60,6 @@ class DbtOutcome:
         if self.exit_code != EXIT_OK:
             raise DbtFailed(args, self.exit_code, self.detail)
 
-    def model_wrote(self, name: str) -> bool:
-        """Whether the model `name` ran and wrote: it was selected and did not skip its write
-        (lakerep_incremental_materialization reports a skip as the statement code SKIP)."""
-        for result in getattr(self.result, "results", []) or []:
-            if getattr(getattr(result, "node", None), "name", None) == name:
-                response = getattr(result, "adapter_response", None) or {}
-                return str(result.status) == "success" and response.get("code") != "SKIP"
-        return False
-
 
 def use_project_paths() -> None:
     """Anchor the profile's relative paths to the project, without changing directory, and

@@ -22,7 +22,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from lakerep import data_test_schedule, dbt, declared_views, landing
+from lakerep import apply_commands, data_test_schedule, dbt, declared_views, landing
 from lakerep.declared_views import DECLARED_VIEWS
 from lakerep.lake import lake_home, lake_session
 from lakerep.locks import critical_section, locks_in_lake, session_lock
@@ -178,7 +178,12 @@ def run_session(
             while True:
                 if start.source is not None:
                     with critical_section(home):
-                        land_new_changes(lake_session(), start.source, opened)
+                        land_new_changes(
+                            lake_session(),
+                            start.source,
+                            opened,
+                            refresh_truncated=lambda tables: _refresh_truncated(start, tables, progress),
+                        )
                 prune = cycle_prunes(
                     start,
                     first_cycle=not reports,
@@ -219,6 +224,13 @@ def run_session(
                 _write_state_to_token_file(start.session, start.token_file)
                 progress(f"session {start.session}: restart tokens written to {start.token_file}")
             return reports
+
+
+def _refresh_truncated(start: SessionStart, tables: tuple[str, ...], progress: Callable[[str], None]) -> None:
+    """The run read a TRUNCATE of `tables`: their members are refreshed from an unload taken now
+    (apply_commands.refresh_truncated), one progress line per table unloaded."""
+    for line in apply_commands.refresh_truncated(lake_session(), start.source, tables):
+        progress(f"session {start.session}: {line}")
 
 
 def _cold_start(start: SessionStart, tokens: TokenFile, position: str) -> tuple[SessionStart, TokenFile]:
@@ -404,6 +416,7 @@ def _cycle(home: Path, run_vars: dict, dbt_args: list[str]) -> CycleReport:
     with critical_section(home):
         spark = lake_session()
         before = highest_staged_batch(spark)
+        started_micros = int(time.time() * 1_000_000)
         outcome = dbt.invoke([*dbt_args, "--vars", json.dumps(run_vars)], check=False, quiet=True)
     if outcome.exit_code != dbt.EXIT_OK:
         refusal = _refusal(spark, run_vars)
@@ -413,9 +426,13 @@ def _cycle(home: Path, run_vars: dict, dbt_args: list[str]) -> CycleReport:
     summary = summarize(spark, before)
     # The lag is the replica's staleness as the cycle ends: now, minus the source time up to
     # which every committed transaction has been applied.
+    # Whether it pruned: capture_prune logged a prune since the cycle began (whether one was due
+    # is the lake's to decide, lakerep_cycle_prunes).
     cycle = spark.sql(
         "select *, cast((unix_micros(current_timestamp()) - unix_micros(applied_through_time)) / 1000000 "
-        f"as double) as lag_now from {relation_name('capture_cycles')} where record_kind = 'cycle' "
+        "as double) as lag_now, coalesce((select max(unix_micros(pruned_at)) from "
+        f"{relation_name('capture_prune')}) >= {started_micros}, false) as pruned_now "
+        f"from {relation_name('capture_cycles')} where record_kind = 'cycle' "
         "order by cycle_number desc limit 1"
     ).collect()[0]
     return CycleReport(
@@ -427,7 +444,7 @@ def _cycle(home: Path, run_vars: dict, dbt_args: list[str]) -> CycleReport:
         uows_committed=cycle["uows_committed"],
         synchpoint=cycle["synchpoint"],
         lag_seconds=cycle["lag_now"],
-        pruned=outcome.model_wrote("capture_prune"),
+        pruned=cycle["pruned_now"],
         up_to_batch=cycle["up_to_batch"] or 0,
         records_quarantined=summary.quarantined_by_reason,
         snapshot_rows_quarantined=snapshot_rows_quarantined(

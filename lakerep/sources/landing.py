@@ -10,6 +10,7 @@ holds that source's log only: positions of two databases cannot be ordered again
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from lakerep import landing
@@ -122,12 +123,40 @@ def _highest_landed_position(spark) -> str | None:
 
 
 def land_new_changes(
-    spark, source: PostgresqlSource, opened: OpenedSource | None = None, max_changes: int | None = None
+    spark,
+    source: PostgresqlSource,
+    opened: OpenedSource | None = None,
+    max_changes: int | None = None,
+    refresh_truncated: Callable[[tuple[str, ...]], None] | None = None,
 ) -> int:
     """Land the source's changes past its confirmed position (whole transactions), then confirm;
     the number of records landed. The records stream from the slot into the landing batch,
     never all in memory. With `opened` (open_source's), the lake's record of the slot is written
-    before each confirmation, so the slot is never past it (slot_continuity)."""
+    before each confirmation, so the slot is never past it (slot_continuity).
+
+    A TRUNCATE is no row change: the tables it emptied go to `refresh_truncated`, which has their
+    members refreshed from an unload taken after it, before the slot moves past it; a crash in
+    between reads it again and refreshes again. Without one, a truncate stops the read. After a
+    refresh the slot is read again, for the unload's own transaction: Capture then passes the
+    unload in this cycle, and the members load it now rather than mirror onto what the truncate
+    emptied."""
+    count = 0
+    while True:
+        landed, truncated = _land_and_confirm(spark, source, opened, max_changes, refresh_truncated)
+        count += landed
+        if not truncated:
+            return count
+
+
+def _land_and_confirm(
+    spark,
+    source: PostgresqlSource,
+    opened: OpenedSource | None,
+    max_changes: int | None,
+    refresh_truncated: Callable[[tuple[str, ...]], None] | None,
+) -> tuple[int, bool]:
+    """One read of land_new_changes: the records landed, and whether the slot moved past a
+    TRUNCATE it read (then the caller reads again)."""
     count = 0
     with source.stream(max_changes) as stream:
         records = stream.records
@@ -138,17 +167,23 @@ def land_new_changes(
             first_new = next(new, None)  # None: a read after a crash, every record landed already
             if first_new is not None:
                 count = landing.land_log_records(spark, itertools.chain([first_new], new))[1]
-    # The slot is free once the read's block has ended; with nothing landed it still moves on,
-    # past transactions of tables not registered.
+    if stream.truncated:  # the slot is free once the read's block has ended: unloads may read
+        if refresh_truncated is None:
+            raise SourceError(
+                f"a TRUNCATE of {', '.join(stream.truncated)}: no row change, so its members need a "
+                "refresh taken after it (lakerep run --source refreshes them)"
+            )
+        refresh_truncated(stream.truncated)
+    # With nothing landed the slot still moves on, past transactions of tables not registered.
     lsn = stream.confirm_lsn
     if opened is not None:
         confirmed = opened.record.confirmed_lsn or 0
         if lsn <= confirmed or (not count and lsn - confirmed < MOVE_ON_AFTER_BYTES):
-            return count  # nothing of the lake's moves: the lake is not written
+            return count, False  # nothing of the lake's moves: the lake is not written
         opened.record = replace(opened.record, confirmed_lsn=lsn)
         write_slot_record(spark, opened.record)
     source.confirm(lsn)
-    return count
+    return count, bool(stream.truncated)
 
 
 def highest_landed_commit(spark, at_or_above: str) -> str | None:

@@ -54,13 +54,15 @@ class Decoder:
     feed(lsn, message) returns the records a message makes: a change's record as it arrives (the
     BEGIN gave its transaction's commit position and time), the commit record at the commit, which
     also sets end_lsn, the LSN just past that commit: where the slot may be confirmed once the
-    records have landed. A transaction of a million rows is never held whole.
+    records have landed. A transaction of a million rows is never held whole. A TRUNCATE makes no
+    record: its tables' names go to truncated (schema.table, each once, in the order met).
     """
 
     def __init__(self) -> None:
         self._relations: dict[int, Relation] = {}
         self._transaction: _Transaction | None = None
         self.end_lsn: int | None = None
+        self.truncated: list[str] = []
 
     def feed(self, lsn: int, message: bytes) -> list[dict]:
         reader = _Reader(message)
@@ -80,15 +82,14 @@ class Decoder:
             raise DecodingError(f"message {kind!r} at {format_lsn(lsn)} outside a transaction")
         if kind in {"I", "U", "D"}:
             return [self._change(kind, lsn, reader, transaction)]
-        if kind == "T":
+        if kind == "T":  # no row change: the reader refreshes the tables' members (truncated)
             count = reader.int32()
             reader.int8()  # options: CASCADE, RESTART IDENTITY
-            names = [self._known(reader.int32(), lsn) for _ in range(count)]
-            raise DecodingError(
-                f"TRUNCATE of {', '.join(f'{r.schema}.{r.table}' for r in names)} at {format_lsn(lsn)}: "
-                "a truncate is no row change lakerep can replicate; refresh the members of these "
-                "tables after it, and drop the transaction from the slot"
-            )
+            for relation in [self._known(reader.int32(), lsn) for _ in range(count)]:
+                name = f"{relation.schema}.{relation.table}"
+                if name not in self.truncated:
+                    self.truncated.append(name)
+            return []
         if kind == "C":
             reader.byte()  # flags, unused
             commit_lsn, end_lsn = reader.int64(), reader.int64()

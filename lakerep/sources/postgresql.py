@@ -64,6 +64,7 @@ class SourceRead:
 
     records: list[dict]
     confirm_lsn: int | None
+    truncated: tuple[str, ...] = ()  # tables a TRUNCATE of the read emptied (SourceStream's)
 
 
 FETCH_ROWS = 1000  # the slot's messages a read holds at a time
@@ -89,6 +90,12 @@ class SourceStream:
     @property
     def confirm_lsn(self) -> int:
         return self._decoder.end_lsn if self.taken else self._flushed
+
+    @property
+    def truncated(self) -> tuple[str, ...]:
+        """The registered tables (schema.table) a TRUNCATE emptied in the transactions taken so
+        far: no record says so, so their members need a refresh taken after it."""
+        return tuple(self._decoder.truncated)
 
 
 class PostgresqlSource:
@@ -259,7 +266,7 @@ class PostgresqlSource:
         lands through stream() instead."""
         with self.stream(max_changes) as stream:
             records = list(stream.records)
-        return SourceRead(records, stream.confirm_lsn)
+        return SourceRead(records, stream.confirm_lsn, stream.truncated)
 
     @contextlib.contextmanager
     def stream(self, max_changes: int | None = None, fetch_rows: int = FETCH_ROWS) -> Iterator[SourceStream]:

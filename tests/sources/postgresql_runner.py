@@ -11,6 +11,7 @@ Steps (every subscription member, every registered table of the source):
   unload   `lakerep unload --source DSN --member ...`
   diff     `lakerep diff`: prints `diff <json of the counts per target>`
   dump     prints `rows <target> <json of its rows>` per member
+  plan     prints `plan <json of target: [action, reason]>` of the latest Apply cycle
 """
 
 from __future__ import annotations
@@ -63,6 +64,17 @@ def main(dsn: str, steps: list[str]) -> None:
                 columns = ", ".join(f"`{column.name}`" for column in member.registration.columns)
                 rows = spark.sql(f"select {columns} from {relation_name(member.target_table)}").collect()
                 print("rows", member.target_table, json.dumps([list(row) for row in rows]), flush=True)
+        elif step == "plan":
+            plan = relation_name("apply_plan")
+            rows = (
+                lake_session()
+                .sql(
+                    f"select target_table, action, reason from {plan} "
+                    f"where apply_cycle = (select max(apply_cycle) from {plan})"
+                )
+                .collect()
+            )
+            print("plan", json.dumps({row[0]: [row[1], row[2]] for row in rows}), flush=True)
         else:
             raise SystemExit(f"unknown step {step}")
 

@@ -1,9 +1,11 @@
 """A live PostgreSQL replicated end to end (issue 23): pgbench's tables registered from the
 catalog in a scratch copy of the project, refreshed from the server, then pgbench traffic with a
-rollback, a delete, a key update and a transaction spanning two cycles, over four runner processes
-and four cycles, one of them killed (SIGKILL) between landing and the slot's confirmation. Every
-replica equals the server's table, and `lakerep diff` against an unload taken at the end finds
-no difference. The oracle is the server itself."""
+rollback, a delete, a key update, a transaction spanning two cycles and a TRUNCATE, over four
+runner processes and four cycles, one of them killed (SIGKILL) between landing and the slot's
+confirmation. Every replica equals the server's table, and `lakerep diff` against an unload taken
+at the end finds no difference. Then the slot is dropped under traffic: the next run starts cold
+with every member in a gap, and after a refresh every replica equals the server's table again.
+The oracle is the server itself."""
 
 from __future__ import annotations
 
@@ -140,20 +142,50 @@ def test_a_live_postgresql_is_replicated_exactly_through_a_kill(server, project,
     spanning.execute("update pgbench_accounts set abalance = 12 where aid = 800001")
     spanning.commit()
     spanning.close()
+    execute(  # a truncate, and the table loaded again in its transaction
+        server,
+        "truncate pgbench_tellers",
+        "insert into pgbench_tellers select t, 1, t * 10 from generate_series(1, 10) as t",
+        "update pgbench_accounts set filler = 'with the truncate' where aid = 1",
+    )
     traffic(server, script, 100)
     final = runner(project, server, "cycle", "unload", "cycle", "diff", "dump")
+    assert "unloaded 10 rows of public.pgbench_tellers" in final.stdout
+    assert_replicas_equal_the_server(server, final)
+    accounts = {row[0] for row in replica_rows(final)["pgbench_accounts_copy"]}
+    assert {800001, 900001} <= accounts and not {3, 7, 900000} & accounts
 
-    lines = final.stdout.splitlines()
+    # The slot dropped (as after a failover): the changes since are lost to it, so the next run
+    # starts cold from a new slot, every member waits in a gap, and a refresh brings them back.
+    execute(server, "select pg_drop_replication_slot('lakerep')")
+    traffic(server, script, 50)
+    cold = runner(project, server, "cycle", "plan")
+    assert "the replication slot lakerep is gone" in cold.stdout and "starts cold there" in cold.stdout
+    plan = json.loads(next(line for line in cold.stdout.splitlines() if line.startswith("plan "))[5:])
+    assert sorted(plan) == ["pgbench_accounts_copy", "pgbench_branches_copy", "pgbench_tellers_copy"]
+    for action, reason in plan.values():  # nothing applied as if in step
+        assert action != "mirror" and "gap" in reason, (action, reason)
+    traffic(server, script, 50)
+    refreshed = runner(project, server, "refresh", "cycle", "unload", "cycle", "diff", "dump")
+    assert_replicas_equal_the_server(server, refreshed)
+
+
+def replica_rows(done: subprocess.CompletedProcess) -> dict[str, list]:
+    """The rows of each replica a runner's dump step printed."""
+    lines = [line for line in done.stdout.splitlines() if line.startswith("rows ")]
+    return {line.split(" ", 2)[1]: json.loads(line.split(" ", 2)[2]) for line in lines}
+
+
+def assert_replicas_equal_the_server(server: str, done: subprocess.CompletedProcess) -> None:
+    """Every replica equals the server's table, and `lakerep diff` (its diff step) against an
+    unload finds no difference."""
+    lines = done.stdout.splitlines()
     differences = json.loads(next(line for line in lines if line.startswith("diff "))[5:])
     assert sorted(differences) == ["pgbench_accounts_copy", "pgbench_branches_copy", "pgbench_tellers_copy"]
     for target, counts in differences.items():
         kinds = ("only_in_source", "only_in_target", "differing", "duplicated")
         assert all(counts[kind] == 0 for kind in kinds), (target, counts)
-    replicas = {line.split(" ", 2)[1]: line.split(" ", 2)[2] for line in lines if line.startswith("rows ")}
+    replicas = replica_rows(done)
     for table in TABLES:
         target = f"{table.split('.')[1]}_copy"
-        assert sorted(tuple(row) for row in json.loads(replicas[target])) == server_rows(server, table), (
-            target
-        )
-    accounts = {row[0] for row in json.loads(replicas["pgbench_accounts_copy"])}
-    assert {800001, 900001} <= accounts and not {3, 7, 900000} & accounts
+        assert sorted(tuple(row) for row in replicas[target]) == server_rows(server, table), target

@@ -2,7 +2,8 @@
 cycle lands the slot's new transactions before Capture; a crash between landing and confirming
 lands nothing twice; one cycle brings the server's rows into the condensed CCDs; `lakerep refresh
 --source` starts every target at the server's rows, an empty table's too, and `lakerep diff`
-compares a target whose table has not changed since with the unload; `lakerep run --source`
+compares a target whose table has not changed since with the unload; a TRUNCATE refreshes its
+table's members from the server (or stops the run, under DISABLE_REFRESH); `lakerep run --source`
 refuses a source it cannot read before doing anything else."""
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from lakerep.lake import reset_lake
 from lakerep.registrations import load_registrations
 from lakerep.session import SessionStart, run_session
 from lakerep.sources.landing import land_new_changes
-from lakerep.sources.postgresql import PostgresqlSource
+from lakerep.sources.postgresql import PostgresqlSource, SourceError, SourceRead
 from lakerep.summary import relation_name
 
 pytestmark = [pytest.mark.spark, pytest.mark.usefixtures("one_parse")]  # one dbt parse for the module
@@ -125,6 +126,36 @@ def test_a_refresh_from_the_server_starts_every_target_at_its_rows(spark, server
     assert report.counts["customers_copy"]["snapshot_id"].startswith("SALES.CUSTOMERS:")
     with pytest.raises(dbt.OperationRejected, match=r"no consistent snapshot of SALES\.ORDER_LINES"):
         apply_commands.diff(["order_lines_pit"])  # changed since its unload
+
+
+def test_a_truncate_empties_its_tables_members_and_the_rest_of_its_transaction_applies(spark, server):
+    execute(server, [  # one transaction: a truncate, a row after it, and a change of another table
+        'truncate "SALES"."ORDER_LINES"',
+        """insert into "SALES"."ORDER_LINES" values (2, 1, 'P-3', 4, 1.00, null)""",
+        """update "SALES"."CUSTOMERS" set name = 'Bea' where customer_id = 'C2'""",
+    ])  # fmt: skip
+    lines: list[str] = []
+    source = PostgresqlSource(server, list(load_registrations()))
+    run_session(SessionStart("pg", once=True, dbt_command="run", source=source), progress=lines.append)
+    assert any("unloaded 1 rows of SALES.ORDER_LINES" in line for line in lines), lines
+    customers = "customer_id, name, email, credit_limit, created_on, updated_at"
+    lines_columns = "order_id, line_no, product_code, quantity, unit_price, shipped_at"
+    order_lines = lake_table(spark, "order_lines_pit", lines_columns)
+    assert order_lines == server_table(server, '"SALES"."ORDER_LINES"', lines_columns)
+    assert [row[:3] for row in order_lines] == [(2, 1, "P-3")]
+    assert lake_table(spark, "customers_copy", customers) == server_table(
+        server, '"SALES"."CUSTOMERS"', customers
+    )
+    assert source.read() == SourceRead([], source.read().confirm_lsn)  # the slot moved past it
+
+
+def test_a_truncate_of_a_table_lakerep_may_not_refresh_stops_the_run_before_its_slot_moves(server):
+    execute(server, ['truncate "INVENTORY"."STOCK"'])
+    source = PostgresqlSource(server, list(load_registrations()))
+    refused = r"TRUNCATE of INVENTORY\.STOCK, whose members stock_copy have DISABLE_REFRESH"
+    with pytest.raises(SourceError, match=refused):
+        run_session(SessionStart("pg", once=True, dbt_command="run", source=source))
+    assert source.read().truncated == ("INVENTORY.STOCK",)  # read again by the next run
 
 
 def test_a_refresh_from_the_server_refuses_a_table_lakerep_may_not_refresh(server):
