@@ -3,7 +3,7 @@
     compiling the project never prunes. Var lakerep_prune: true prunes (`lakerep prune`; a
     continuous run's cycle every PRUNE_INTERVAL), false does not, and 'due' (the default, so a
     plain `dbt build` and each `lakerep run --once` too) prunes when the lake's last prune is
-    PRUNE_INTERVAL seconds old (lakerep_prune_due). The one rule behind capture_prune's
+    PRUNE_INTERVAL seconds old (_lakerep_prune_due). The one rule behind capture_prune's
     condition and lakerep_prune_plan.
 -#}
 {% macro lakerep_cycle_prunes() %}
@@ -11,7 +11,7 @@
     {%- if flags.WHICH not in ['run', 'build'] or not prune -%}
         {{ return(false) }}
     {%- elif prune == 'due' -%}
-        {{ return(lakerep_prune_due()) }}
+        {{ return(_lakerep_prune_due()) }}
     {%- endif -%}
     {{ return(true) }}
 {% endmacro %}
@@ -25,19 +25,19 @@
     without a cycle, and in an invocation without Apply (apply_cycles not selected, as in a
     capture-only run): what a prune may remove follows Apply's progress, so it waits for Apply.
 -#}
-{% macro lakerep_prune_due() %}
+{% macro _lakerep_prune_due() %}
     {%- if not execute -%}
         {{ return(false) }}
     {%- endif -%}
     {%- set memo = graph.setdefault('lakerep_prune_due', {}) -%}
     {%- if memo.get('invocation_id') != invocation_id -%}
-        {%- do memo.update({'invocation_id': invocation_id, 'due': _lakerep_prune_due()}) -%}
+        {%- do memo.update({'invocation_id': invocation_id, 'due': _lakerep_read_prune_due()}) -%}
     {%- endif -%}
     {{ return(memo.due) }}
 {% endmacro %}
 
 
-{% macro _lakerep_prune_due() %}
+{% macro _lakerep_read_prune_due() %}
     {%- set cycles = lakerep_control_relation('capture_cycles') -%}
     {%- if cycles is none or 'model.lakerep.apply_cycles' not in selected_resources -%}
         {{ return(false) }}
