@@ -426,14 +426,19 @@ def _cycle(home: Path, run_vars: dict, dbt_args: list[str]) -> CycleReport:
     summary = summarize(spark, before)
     # The lag is the replica's staleness as the cycle ends: now, minus the source time up to
     # which every committed transaction has been applied.
-    # Whether it pruned: capture_prune logged a prune since the cycle began (whether one was due
-    # is the lake's to decide, lakerep_cycle_prunes).
+    # Whether it pruned, when it was asked to: capture_prune logged a prune since the cycle began
+    # (whether one was due is the lake's to decide, lakerep_cycle_prunes). A cycle not asked
+    # (a continuous run's between its prunes) reads no more than before.
+    pruned = (
+        f"coalesce((select max(unix_micros(pruned_at)) from {relation_name('capture_prune')}) "
+        f">= {started_micros}, false)"
+        if run_vars.get("lakerep_prune", "due")
+        else "false"
+    )
     cycle = spark.sql(
         "select *, cast((unix_micros(current_timestamp()) - unix_micros(applied_through_time)) / 1000000 "
-        "as double) as lag_now, coalesce((select max(unix_micros(pruned_at)) from "
-        f"{relation_name('capture_prune')}) >= {started_micros}, false) as pruned_now "
-        f"from {relation_name('capture_cycles')} where record_kind = 'cycle' "
-        "order by cycle_number desc limit 1"
+        f"as double) as lag_now, {pruned} as pruned_now from {relation_name('capture_cycles')} "
+        "where record_kind = 'cycle' order by cycle_number desc limit 1"
     ).collect()[0]
     return CycleReport(
         cycle_number=cycle["cycle_number"],

@@ -20,24 +20,13 @@
 {#-
     Whether the lake's prune is due: var prune_interval seconds have passed since its last prune
     (capture_prune's newest row) or, before any, since its first capture cycle, so the interval
-    carries across runs whatever kind they are. Read once per invocation, after Capture's cycle
-    (capture_prune runs after capture_cycles); false while the project compiles, on a lake
-    without a cycle, and in an invocation without Apply (apply_cycles not selected, as in a
-    capture-only run): what a prune may remove follows Apply's progress, so it waits for Apply.
+    carries across runs whatever kind they are. Read once per invocation (lakerep_rows_once),
+    after Capture's cycle (capture_prune runs after capture_cycles); false while the project
+    compiles, on a lake without a cycle, and in an invocation without Apply (apply_cycles not
+    selected, as in a capture-only run): what a prune may remove follows Apply's progress, so it
+    waits for Apply.
 -#}
 {% macro _lakerep_prune_due() %}
-    {%- if not execute -%}
-        {{ return(false) }}
-    {%- endif -%}
-    {%- set memo = graph.setdefault('lakerep_prune_due', {}) -%}
-    {%- if memo.get('invocation_id') != invocation_id -%}
-        {%- do memo.update({'invocation_id': invocation_id, 'due': _lakerep_read_prune_due()}) -%}
-    {%- endif -%}
-    {{ return(memo.due) }}
-{% endmacro %}
-
-
-{% macro _lakerep_read_prune_due() %}
     {%- set cycles = lakerep_control_relation('capture_cycles') -%}
     {%- if cycles is none or 'model.lakerep.apply_cycles' not in selected_resources -%}
         {{ return(false) }}
@@ -49,9 +38,8 @@
             (select min(completed_at) from {{ cycles }} where record_kind = 'cycle')
         )
     {%- endset -%}
-    {%- set due = run_query(
+    {{ return(lakerep_rows_once(
         'select coalesce(unix_micros(current_timestamp()) - unix_micros(' ~ since ~ ') >= '
         ~ (var('prune_interval') | float * 1000000) | int ~ ', false) as due'
-    ).rows[0].due -%}
-    {{ return(due) }}
+    )[0].due) }}
 {% endmacro %}
