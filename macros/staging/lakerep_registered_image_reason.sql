@@ -6,7 +6,8 @@
     'image_unknown_column' (a name not registered, a wrong case included), 'image_missing_key'
     (a key column absent or null), 'image_value_wrong_type' (`abc` for a number, `1.5` for an
     integer, a number too large for its decimal, a date or timestamp that is a number, which Spark
-    would cast as a year; extra decimal places are rounded, as Spark casts).
+    would cast as a year; extra decimal places are rounded, as Spark casts). The values of the
+    declared mapping (lakerep_declared_values) are checked as mapped: a year BC is negative.
     Reads the columns registered_types and registered_keys (lakerep_registration_lookup).
 -#}
 {% macro lakerep_registered_image_reason(values) %}
@@ -44,7 +45,7 @@
             {%- if data_type in ('date', 'timestamp') %}
                 {#- a date or time begins with its year: a number (days or microseconds since 1970)
                     would cast as a year #}
-                or not {{ value }} rlike '^[0-9]{4,}-'
+                or not {{ value }} rlike '^-?[0-9]{4,}-'
             {%- endif %}
             {%- endfor %}
         end, false)

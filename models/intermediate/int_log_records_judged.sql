@@ -65,13 +65,29 @@ already_valid as (
     {%- endif %}
 ),
 
+images as (
+    select
+        *,
+        {{ lakerep_image_values('before_image') }} as landed_before_values,
+        {{ lakerep_image_values('after_image') }} as landed_after_values,
+        {{ lakerep_registration_lookup() }}
+    from landed
+),
+
+declared as (
+    select
+        *,
+        {{ lakerep_declared_values('landed_before_values') }} as declared_before_values,
+        {{ lakerep_declared_values('landed_after_values') }} as declared_after_values
+    from images
+),
+
 parsed as (
     select
         *,
-        {{ lakerep_image_values('before_image') }} as before_values,
-        {{ lakerep_image_values('after_image') }} as after_values,
-        {{ lakerep_registration_lookup() }}
-    from landed
+        coalesce(declared_before_values, landed_before_values) as before_values,
+        coalesce(declared_after_values, landed_after_values) as after_values
+    from declared
 ),
 
 record_checked as (
@@ -160,8 +176,16 @@ judged as (
         log_timestamp,
         auth_id,
         auth_token,
-        before_image,
-        after_image,
+        case
+            when quarantine_reason is null and declared_before_values is not null
+                then to_json(declared_before_values)
+            else before_image
+        end as before_image,
+        case
+            when quarantine_reason is null and declared_after_values is not null
+                then to_json(declared_after_values)
+            else after_image
+        end as after_image,
         landing_batch,
         landed_at,
         quarantine_reason,

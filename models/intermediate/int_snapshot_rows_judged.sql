@@ -12,7 +12,8 @@
     back, so a refresh never loads a partial unload. A snapshot is judged per landing batch (one
     landing of it), which also lets a filter on landing_batch reach the landing table.
     int_snapshot_rows_valid has the valid rows, source_snapshot_quarantine the others. Each
-    valid row carries its key (row_key, as int_log_records_judged computes it).
+    valid row carries its key (row_key, as int_log_records_judged computes it), and its image the
+    declared mapping of the values Spark's types cannot hold (lakerep_declared_values).
     Judged once, when it lands, by the capture cycle that reads it first (capture_cycle,
     capture_run_id, as int_log_records_judged: lakerep_snapshot_judging), so the cycles read
     verdicts instead of parsing every unload ever landed.
@@ -32,13 +33,20 @@ unloaded as (
     {{ lakerep_new_snapshot_rows(judging.after_batch, judging.get("up_to_batch")) }}
 ),
 
-parsed as (
+images as (
     select
         *,
-        {{ lakerep_image_values('row_image') }} as row_values,
+        {{ lakerep_image_values('row_image') }} as landed_values,
         count(*) over (partition by snapshot_id, landing_batch) as rows_in_landing,
         {{ lakerep_registration_lookup() }}
     from unloaded
+),
+
+parsed as (
+    select
+        *,
+        coalesce(declared_values, landed_values) as row_values
+    from (select *, {{ lakerep_declared_values('landed_values') }} as declared_values from images)
 ),
 
 row_checked as (
@@ -68,6 +76,7 @@ verdicts as (
         unload_start_position,
         unload_end_position,
         row_image,
+        declared_values,
         landing_batch,
         landed_at,
         coalesce(
@@ -88,7 +97,10 @@ judged as (
         source_table,
         unload_start_position,
         unload_end_position,
-        row_image,
+        case
+            when quarantine_reason is null and declared_values is not null then to_json(declared_values)
+            else row_image
+        end as row_image,
         landing_batch,
         landed_at,
         quarantine_reason,

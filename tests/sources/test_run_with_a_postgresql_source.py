@@ -3,7 +3,8 @@ cycle lands the slot's new transactions before Capture; a crash between landing 
 lands nothing twice; one cycle brings the server's rows into the condensed CCDs; `lakerep refresh
 --source` starts every target at the server's rows, an empty table's too, and `lakerep diff`
 compares a target whose table has not changed since with the unload; a TRUNCATE refreshes its
-table's members from the server (or stops the run, under DISABLE_REFRESH); `lakerep run --source`
+table's members from the server (or stops the run, under DISABLE_REFRESH); values Spark's types
+cannot hold (infinity, years BC, NaN) replicate by the declared mapping; `lakerep run --source`
 refuses a source it cannot read before doing anything else."""
 
 from __future__ import annotations
@@ -147,6 +148,66 @@ def test_a_truncate_empties_its_tables_members_and_the_rest_of_its_transaction_a
         server, '"SALES"."CUSTOMERS"', customers
     )
     assert source.read() == SourceRead([], source.read().confirm_lsn)  # the slot moved past it
+
+
+def declared(text: str | None, data_type: str) -> str | None:
+    """The oracle of the declared mapping (docs/postgresql.md): the server's text of a value as
+    Spark writes the value lakerep replicates."""
+    if text is None or data_type == "string":
+        return text
+    if data_type == "decimal":
+        return None if text == "NaN" else text
+    if text in {"infinity", "-infinity"}:
+        day, time = ("9999-12-31", " 23:59:59.999999") if text == "infinity" else ("0001-01-01", " 00:00:00")
+        return day + ("" if data_type == "date" else time)
+    if text.endswith(" BC"):
+        year, rest = text[:-3].split("-", 1)
+        astronomical = int(year) - 1
+        return (f"-{astronomical:04d}" if astronomical else "0000") + "-" + rest
+    return text
+
+
+def assert_replicas_equal_the_server_by_the_declared_mapping(spark, dsn: str) -> None:
+    for model, table, columns in [
+        ("customers_copy", '"SALES"."CUSTOMERS"', {"customer_id": "string", "credit_limit": "decimal",
+                                                    "created_on": "date", "updated_at": "timestamp"}),
+        ("order_lines_pit", '"SALES"."ORDER_LINES"', {"order_id": "string", "line_no": "string",
+                                                      "unit_price": "decimal", "shipped_at": "timestamp"}),
+    ]:  # fmt: skip
+        lake = {
+            tuple(row)
+            for row in spark.sql(
+                f"select {', '.join(f'cast({c} as string)' for c in columns)} from {relation_name(model)}"
+            ).collect()
+        }
+        with psycopg.connect(dsn) as connection:
+            rows = connection.execute(f"select {', '.join(f'{c}::text' for c in columns)} from {table}")
+            oracle = {
+                tuple(declared(v, t) for v, t in zip(row, columns.values(), strict=True)) for row in rows
+            }
+        assert lake == oracle, model
+
+
+def test_values_spark_cannot_hold_replicate_by_the_declared_mapping(spark, server):
+    # One transaction of two tables: infinity, years BC and NaN stop nothing and apply whole.
+    execute(server, [
+        """insert into "SALES"."CUSTOMERS" values ('C20', 'Old', null, 'NaN', '0044-03-15 BC', 'infinity'),
+           ('C21', 'Older', null, 1.5, '-infinity', '0001-12-31 23:00:00 BC')""",
+        """insert into "SALES"."ORDER_LINES" values (20, 1, 'P-9', 1, 'NaN', '-infinity')""",
+    ])  # fmt: skip
+    source = PostgresqlSource(server, list(load_registrations()))
+    run_session(SessionStart("pg", once=True, dbt_command="run", source=source))
+    assert_replicas_equal_the_server_by_the_declared_mapping(spark, server)
+    assert ("C20", None, "-0043-03-15", "9999-12-31 23:59:59.999999") in lake_table(
+        spark,
+        "customers_copy",
+        "customer_id, cast(credit_limit as string), cast(created_on as string), cast(updated_at as string)",
+    )
+    # and through an unload: a refresh loads the same values
+    members = ["--member=customers_copy", "--member=order_lines_pit"]
+    assert CliRunner().invoke(main, ["refresh", *members, "--source", server]).exit_code == 0
+    run_session(SessionStart("pg", once=True, dbt_command="run", source=source))
+    assert_replicas_equal_the_server_by_the_declared_mapping(spark, server)
 
 
 def test_a_truncate_of_a_table_lakerep_may_not_refresh_stops_the_run_before_its_slot_moves(server):
