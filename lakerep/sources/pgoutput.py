@@ -12,7 +12,9 @@ Every record of a transaction carries its commit time (pgoutput gives no other),
 Images are JSON objects of column name to PostgreSQL's text form of the value (staging types it
 by the registration). A before image is what the server sends: under the default replica
 identity, none for an update that keeps its key, the key columns only for a key update or a
-delete; under REPLICA IDENTITY FULL, the whole row.
+delete; under REPLICA IDENTITY FULL, the whole row. An update that leaves a TOASTed value
+unchanged does not send it: the after image takes it from a full before image, or says it was not
+sent (UNSENT_VALUE, Debezium's placeholder), and staging fills it from the lake.
 
 Message layout: https://www.postgresql.org/docs/15/protocol-logicalrep-message-formats.html
 """
@@ -26,6 +28,8 @@ from datetime import UTC, datetime, timedelta
 
 POSTGRES_EPOCH = datetime(2000, 1, 1, tzinfo=UTC)
 ROWS_PER_WAL_RECORD = 0x10000  # the 4 low hex digits of a position
+# An image's value for a column the server did not send (macros/staging/lakerep_unsent_value.sql)
+UNSENT_VALUE = "__debezium_unavailable_value"
 
 
 class DecodingError(ValueError):
@@ -154,14 +158,9 @@ class Decoder:
                 value = reader.bytes(reader.int32()).decode("utf-8")
             elif kind == "u":
                 # A TOASTed value the update did not change: the server sends it only in a full
-                # old row (REPLICA IDENTITY FULL). Without it the row would lose the value.
-                if unchanged_from is None or name not in unchanged_from:
-                    raise DecodingError(
-                        f"{relation.schema}.{relation.table} at {format_lsn(where)}: the update left "
-                        f"the stored value of {name} unchanged and the server did not send it; "
-                        f"ALTER TABLE {relation.schema}.{relation.table} REPLICA IDENTITY FULL"
-                    )
-                value = unchanged_from[name]
+                # old row (REPLICA IDENTITY FULL). Otherwise the image says it was not sent, and
+                # staging fills it from the row's last image in the lake.
+                value = UNSENT_VALUE if unchanged_from is None else unchanged_from.get(name, UNSENT_VALUE)
             else:
                 raise DecodingError(f"column value kind {kind!r} at {format_lsn(where)}")
             if not only_keys or name in relation.key_columns:

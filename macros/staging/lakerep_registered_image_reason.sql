@@ -4,7 +4,8 @@
     for an unregistered table). Each value is checked with try_cast against its registered type,
     so a value its type cannot hold is quarantined instead of becoming null:
     'image_unknown_column' (a name not registered, a wrong case included), 'image_missing_key'
-    (a key column absent or null), 'image_value_wrong_type' (`abc` for a number, `1.5` for an
+    (a key column absent or null), 'image_value_not_sent' (a value the source did not send, which
+    the lake could not fill: lakerep_unsent_value), 'image_value_wrong_type' (`abc` for a number, `1.5` for an
     integer, a number too large for its decimal, a date or timestamp that is a number, which Spark
     would cast as a year; extra decimal places are rounded, as Spark casts). The values of the
     declared mapping (lakerep_declared_values) are checked as mapped: a year BC is negative.
@@ -17,6 +18,8 @@
             then 'image_unknown_column'
         when exists(registered_keys, name -> try_element_at({{ values }}, name) is null)
             then 'image_missing_key'
+        when exists(map_values({{ values }}), value -> value = {{ lakerep_string_literal(lakerep_unsent_value()) }})
+            then 'image_value_not_sent'
         when exists(
             map_entries({{ values }}),
             entry -> entry.value is not null

@@ -77,17 +77,41 @@ images as (
 declared as (
     select
         *,
-        {{ lakerep_declared_values('landed_before_values') }} as declared_before_values,
-        {{ lakerep_declared_values('landed_after_values') }} as declared_after_values
-    from images
+        coalesce(declared_before_values, landed_before_values) as before_values,
+        coalesce(declared_after_values, landed_after_values) as sent_after_values
+    from (
+        select
+            *,
+            {{ lakerep_declared_values('landed_before_values') }} as declared_before_values,
+            {{ lakerep_declared_values('landed_after_values') }} as declared_after_values
+        from images
+    )
+),
+
+filling as (
+    {{ lakerep_unsent_values_filled('declared', judging) }}
 ),
 
 parsed as (
     select
         *,
-        coalesce(declared_before_values, landed_before_values) as before_values,
-        coalesce(declared_after_values, landed_after_values) as after_values
-    from declared
+        case
+            when lacks_values
+                then
+                    transform_values(
+                        sent_after_values,
+                        (name, value) -> case
+                            when
+                                value = {{ lakerep_string_literal(lakerep_unsent_value()) }}
+                                and map_contains_key(last_values, name)
+                                then last_values[name]
+                            else value
+                        end
+                    )
+            else sent_after_values
+        end as after_values,
+        lacks_values or declared_after_values is not null as after_image_rewritten
+    from filling
 ),
 
 record_checked as (
@@ -182,8 +206,7 @@ judged as (
             else before_image
         end as before_image,
         case
-            when quarantine_reason is null and declared_after_values is not null
-                then to_json(declared_after_values)
+            when quarantine_reason is null and after_image_rewritten then to_json(after_values)
             else after_image
         end as after_image,
         landing_batch,

@@ -1,6 +1,7 @@
 """A live PostgreSQL replicated end to end (issue 23): pgbench's tables registered from the
 catalog in a scratch copy of the project, refreshed from the server, then pgbench traffic with a
-rollback, a delete, a key update, a transaction spanning two cycles and a TRUNCATE, over four
+rollback, a delete, a key update, a transaction spanning two cycles, a TRUNCATE and updates that
+leave a TOASTed value unchanged (every update of the branch, which holds one), over four
 runner processes and four cycles, one of them killed (SIGKILL) between landing and the slot's
 confirmation. Every replica equals the server's table, and `lakerep diff` against an unload taken
 at the end finds no difference. Then the slot is dropped under traffic: the next run starts cold
@@ -47,6 +48,14 @@ def server():
     with postgresql_server() as dsn:
         pgbench(dsn, "-i", "-s", "1", "-q")
         execute(dsn, f"delete from pgbench_accounts where aid > {ACCOUNTS}")
+        # a value stored out of line (TOASTed, incompressible), which every pgbench update of the
+        # branch leaves unchanged: the server does not send it, the lake fills it
+        notes = "".join(f"{n:08x}" for n in range(4000))
+        execute(
+            dsn,
+            "alter table pgbench_branches add column notes text",
+            f"update pgbench_branches set notes = '{notes}'",
+        )
         yield dsn
 
 

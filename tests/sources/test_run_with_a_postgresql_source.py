@@ -210,6 +210,30 @@ def test_values_spark_cannot_hold_replicate_by_the_declared_mapping(spark, serve
     assert_replicas_equal_the_server_by_the_declared_mapping(spark, server)
 
 
+def test_an_update_that_leaves_a_toasted_value_unchanged_keeps_it(spark, server):
+    # The server does not send the unchanged value (default replica identity): staging fills it
+    # from the row's last image, of the same read (insert, then two updates in one transaction)
+    # or of an earlier cycle.
+    email = "".join(f"{n:08x}" for n in range(4000))  # incompressible: stored out of line
+    execute(server, [
+        f"""insert into "SALES"."CUSTOMERS" values ('C30', 'a', '{email}', 1, null, null)""",
+        """update "SALES"."CUSTOMERS" set name = 'b' where customer_id = 'C30'""",
+        """update "SALES"."CUSTOMERS" set credit_limit = 2 where customer_id = 'C30'""",
+    ])  # fmt: skip
+    source = PostgresqlSource(server, list(load_registrations()))
+    run_session(SessionStart("pg", once=True, dbt_command="run", source=source))
+    execute(server, ["""update "SALES"."CUSTOMERS" set name = 'c' where customer_id = 'C30'"""])
+    run_session(SessionStart("pg", once=True, dbt_command="run", source=source))
+    customers = "customer_id, name, email"  # a NaN credit limit is null in the lake (declared)
+    assert lake_table(spark, "customers_copy", customers) == server_table(
+        server, '"SALES"."CUSTOMERS"', customers
+    )
+    assert ("C30", "c", email, 2) in lake_table(spark, "customers_copy", customers + ", credit_limit")
+    judged = relation_name("int_log_records_judged")
+    unsent = spark.sql(f"select count(*) from {judged} where after_image like '%unavailable%'").first()[0]
+    assert unsent == 0  # the valid records carry the value
+
+
 def test_a_truncate_of_a_table_lakerep_may_not_refresh_stops_the_run_before_its_slot_moves(server):
     execute(server, ['truncate "INVENTORY"."STOCK"'])
     source = PostgresqlSource(server, list(load_registrations()))

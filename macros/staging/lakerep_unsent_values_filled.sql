@@ -1,0 +1,186 @@
+{#-
+    SQL of the records (a CTE of int_log_records_judged, with sent_after_values: the after image
+    parsed, its declared mapping made) with what fills the values their source did not send
+    because an update left them unchanged (lakerep_unsent_value: a TOASTed value): last_values, a
+    map of each such column to the value of the row's last image the lake holds before the
+    record, of the records judged now, those judged before (in the model's table) and the
+    unloads judged (int_snapshot_rows_judged, read by name: no ref, so the DAG
+    keeps its order); lacks_values says which records lack one; record_in_position and
+    fill_position are the filling's own. A column no earlier image holds is not in the map, so
+    the value stays unsent and validation quarantines the record. The lookups cost joins, so a
+    judging without such a value (lakerep_log_judging: fills) has none: no record lacks one.
+    Arguments: records — the name of the CTE; judging — lakerep_log_judging's (fills, held).
+-#}
+{% macro lakerep_unsent_values_filled(records, judging) %}
+{%- if not judging.fills %}
+select
+    *,
+    false as lacks_values,
+    cast(null as map<string, string>) as last_values
+from {{ records }}
+{%- else %}
+{%- set unsent = lakerep_string_literal(lakerep_unsent_value()) %}
+{%- set unloads = lakerep_control_relation('int_snapshot_rows_judged', schema='staging') %}
+with
+
+keyed as (
+    select
+        *,
+        row_number() over (
+            partition by landing_batch, log_position
+            order by landed_at, uow_id, record_type, before_image, after_image
+        ) as record_in_position,
+        {{ lakerep_normalize_position('log_position') }} as fill_position,
+        {{ lakerep_row_key('sent_after_values') }} as fill_key,
+        record_type = 'U'
+        and exists(map_values(sent_after_values), value -> value = {{ unsent }}) as lacks_values
+    from {{ records }}
+),
+
+lacking as (
+    select
+        keyed.landing_batch,
+        keyed.log_position,
+        keyed.record_in_position,
+        keyed.source_owner,
+        keyed.source_table,
+        keyed.fill_key,
+        keyed.fill_position,
+        lacked.name
+    from keyed
+    lateral view explode(map_keys(map_filter(sent_after_values, (name, value) -> value = {{ unsent }}))) lacked as name
+    where keyed.lacks_values and keyed.fill_key is not null
+),
+
+lacking_columns as (
+    select distinct
+        source_owner,
+        source_table,
+        fill_key,
+        name
+    from lacking
+),
+
+row_images as (
+    select
+        source_owner,
+        source_table,
+        fill_key,
+        fill_position as position,
+        1 as source_order,
+        sent_after_values as image_values
+    from keyed
+    where record_type in ('I', 'U')
+    {%- if judging.held %}
+        union all
+        select
+            source_owner,
+            source_table,
+            row_key,
+            normalized_position,
+            1,
+            {{ lakerep_image_values('after_image') }}
+        from {{ this }}
+        where
+            quarantine_reason is null and record_type in ('I', 'U')
+            and row_key in (select lacking_columns.fill_key from lacking_columns)
+    {%- endif %}
+    {%- if unloads is not none %}
+        union all
+        select
+            source_owner,
+            source_table,
+            row_key,
+            {{ lakerep_normalize_position('unload_end_position') }},
+            0,
+            {{ lakerep_image_values('row_image') }}
+        from {{ unloads }}
+        where quarantine_reason is null and row_key in (select lacking_columns.fill_key from lacking_columns)
+    {%- endif %}
+),
+
+carried as (
+    select
+        row_images.source_owner,
+        row_images.source_table,
+        row_images.fill_key,
+        lacking_columns.name,
+        row_images.position,
+        row_images.source_order,
+        row_images.image_values[lacking_columns.name] as value
+    from row_images
+    inner join lacking_columns
+        on
+            row_images.source_owner = lacking_columns.source_owner
+            and row_images.source_table = lacking_columns.source_table
+            and row_images.fill_key = lacking_columns.fill_key
+            and map_contains_key(row_images.image_values, lacking_columns.name)
+            and not row_images.image_values[lacking_columns.name] <=> {{ unsent }}
+),
+
+{#- Each value not sent takes the last value carried before it, of its row and column. #}
+found as (
+    select
+        landing_batch,
+        log_position,
+        record_in_position,
+        name,
+        last(carried_value, true) over (
+            partition by source_owner, source_table, fill_key, name
+            order by position, source_order, is_lacking
+            rows between unbounded preceding and current row
+        ) as last_carried,
+        is_lacking
+    from (
+        select
+            source_owner,
+            source_table,
+            fill_key,
+            name,
+            position,
+            source_order,
+            0 as is_lacking,
+            named_struct('value', value) as carried_value,
+            cast(null as bigint) as landing_batch,
+            cast(null as string) as log_position,
+            cast(null as int) as record_in_position
+        from carried
+        union all
+        select
+            source_owner,
+            source_table,
+            fill_key,
+            name,
+            fill_position,
+            1,
+            1,
+            null,
+            landing_batch,
+            log_position,
+            record_in_position
+        from lacking
+    )
+),
+
+last_images as (
+    select
+        landing_batch,
+        log_position,
+        record_in_position,
+        map_from_entries(collect_list(struct(name, last_carried.value))) as last_values
+    from found
+    where is_lacking = 1 and last_carried is not null
+    group by landing_batch, log_position, record_in_position
+)
+
+select
+    keyed.*,
+    last_images.last_values
+from keyed
+left join last_images
+    on
+        keyed.landing_batch = last_images.landing_batch
+        and keyed.log_position = last_images.log_position
+        and keyed.record_in_position = last_images.record_in_position
+{%- endif %}
+{% endmacro %}
