@@ -28,7 +28,7 @@ FIRST_SEED ?= 1001
 
 install: $(STAMP)
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml tests/debezium/engine/pom.xml
 	@# PostgreSQL's server, for the tests of a PostgreSQL source (Debian's package)
 	@ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1 || \
 		{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql; }
@@ -38,6 +38,11 @@ $(STAMP): pyproject.toml
 	@# Delta's jars, resolved once here: two test workers resolving them into an empty Ivy cache
 	@# at once both fail
 	$(BIN)/python -m lakerep.delta_jars
+	@# Debezium's embedded engine, for the test of real Debezium output (Debian's maven fetches it)
+	@command -v mvn >/dev/null || \
+		{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq maven; }
+	mvn -q -f tests/debezium/engine/pom.xml dependency:copy-dependencies \
+		-DoutputDirectory=$(CURDIR)/$(VENV)/debezium-jars
 	touch $(STAMP)
 
 demo: install

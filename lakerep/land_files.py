@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,6 +32,7 @@ from pathlib import Path
 from lakerep import dbt, landing
 from lakerep.lake import lake_home, lake_session
 from lakerep.locks import critical_section, refuse_if_active
+from lakerep.registrations import load_registrations
 
 FORMATS = ("debezium", "canonical")
 _LANDED_COLUMNS = {"landing_batch", "landed_at"}
@@ -91,8 +93,10 @@ def land_files(paths: list[Path], file_format: str) -> list[str]:
 
 def read_file(path: Path, file_format: str) -> LandFile:
     """The file checked, line by line: each line JSON (a Debezium event value: an object, or null
-    for a tombstone; a canonical record: an object). ValueError names the file and line."""
+    for a tombstone, without a decimal written as a double; a canonical record: an object).
+    ValueError names the file and line."""
     digest, count = hashlib.sha256(), 0
+    checked = _registered_columns_to_check() if file_format == "debezium" else {}
     for number, text in _numbered_lines(path, digest):
         try:
             value = json.loads(text)
@@ -104,10 +108,80 @@ def read_file(path: Path, file_format: str) -> LandFile:
             raise ValueError(
                 f"{path}, line {number}: not a Debezium event (a JSON object, or null for a tombstone)"
             )
+        if checked and value is not None:
+            _refuse_values_that_cannot_be_read(value, checked, f"{path}, line {number}")
         count = number
     if count == 0:
         raise ValueError(f"{path}: the file is empty, nothing to land")
     return LandFile(path, digest.hexdigest(), count)
+
+
+def _registered_columns_to_check() -> dict[tuple[str, str], dict[str, str]]:
+    """(owner, table) of each registered table with decimal or timestamp columns: their types."""
+    found = {
+        (r.source_owner, r.source_table): {
+            c.name: c.data_type.lower()
+            for c in r.columns
+            if c.data_type.lower().startswith("decimal") or c.data_type.lower() == "timestamp"
+        }
+        for r in load_registrations().values()
+    }
+    return {table: columns for table, columns in found.items() if columns}
+
+
+_DECIMAL_TEXT = re.compile(r"-?[0-9]+(\.[0-9]+)?")
+
+
+def _refuse_values_that_cannot_be_read(
+    event: dict, checked: dict[tuple[str, str], dict[str, str]], where: str
+) -> None:
+    """ValueError for a registered column's value that no mapping reads right: a decimal written
+    as a double (decimal.handling.mode=double: its digits past a double's are gone); and, in an
+    event without the schema wrapper, a decimal in base64 (the `precise` mode: only the schema
+    says so; a decimal with a scale always has its point in the `string` mode) or a timestamp
+    written as a number (milliseconds or microseconds: only the schema says which)."""
+    wrapped = isinstance(event.get("schema"), dict)
+    payload = event.get("payload") if wrapped else event
+    source = payload.get("source") if isinstance(payload, dict) else None
+    if not isinstance(source, dict):
+        return
+    table = f"{source.get('schema')}.{source.get('table')}"
+    columns = checked.get((source.get("schema"), source.get("table")), {})
+    for image in (payload.get("before"), payload.get("after")):
+        for name, data_type in sorted(columns.items()) if isinstance(image, dict) else ():
+            value = image.get(name)
+            if data_type.startswith("decimal") and isinstance(value, float):
+                raise ValueError(
+                    f"{where}: {table}.{name} is a JSON number, as Debezium writes a decimal under "
+                    "decimal.handling.mode=double, which loses its digits past a double's: set "
+                    "decimal.handling.mode to precise (the default) or string"
+                )
+            if wrapped or value is None:
+                continue
+            if (
+                data_type.startswith("decimal")
+                and isinstance(value, str)
+                and not _is_decimal_text(value, data_type)
+            ):
+                raise ValueError(
+                    f"{where}: {table}.{name} is {value!r}, a decimal as decimal.handling.mode=precise "
+                    "writes it, whose scale only the schema says: land events with JsonConverter's "
+                    "schema wrapper (schemas.enable=true), or set decimal.handling.mode=string"
+                )
+            if data_type == "timestamp" and isinstance(value, int) and not isinstance(value, bool):
+                raise ValueError(
+                    f"{where}: {table}.{name} is the number {value}, a timestamp whose unit "
+                    "(milliseconds or microseconds) only the schema says: land events with "
+                    "JsonConverter's schema wrapper (schemas.enable=true)"
+                )
+
+
+def _is_decimal_text(value: str, data_type: str) -> bool:
+    """The digits of a decimal as the `string` mode writes them: with its point when it has a scale."""
+    if not _DECIMAL_TEXT.fullmatch(value):
+        return False
+    scale = int(data_type.rstrip(")").rpartition(",")[2] or 0) if "," in data_type else 0
+    return scale == 0 or "." in value
 
 
 def _numbered_lines(path: Path, digest) -> Iterator[tuple[int, str]]:

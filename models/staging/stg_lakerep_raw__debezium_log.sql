@@ -190,8 +190,12 @@ change_records as (
         ) }} as log_timestamp,
         cast(null as string) as auth_id,
         classified.tx_id as auth_token,
-        {{ lakerep_debezium_image('classified.event.before', 'classified.date_columns') }} as before_image,
-        {{ lakerep_debezium_image('classified.event.after', 'classified.date_columns') }} as after_image,
+        {{ lakerep_debezium_image(
+            'classified.event.before', 'classified.date_columns', 'classified.value_types'
+        ) }} as before_image,
+        {{ lakerep_debezium_image(
+            'classified.event.after', 'classified.date_columns', 'classified.value_types'
+        ) }} as after_image,
         coalesce(transactions.completed_batch, classified.landing_batch) as landing_batch,
         coalesce(transactions.completed_at, classified.landed_at) as landed_at,
         classified.landed_file,

@@ -4,6 +4,8 @@ file and line are named, the exit code is 3, and nothing of the call lands. Debe
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from click.testing import CliRunner
 
@@ -13,12 +15,39 @@ from lakerep.land_files import checked_lines, read_file
 EVENT = '{"before": null, "after": {"id": 1}, "op": "c"}'
 
 
+def customer_event(wrapped: bool = False, **values) -> str:
+    """A change of the demo's SALES.CUSTOMERS (credit_limit decimal(12,2), updated_at timestamp)."""
+    event = {"before": None, "after": {"customer_id": "C1", **values}, "op": "c",
+             "source": {"schema": "SALES", "table": "CUSTOMERS"}}  # fmt: skip
+    return json.dumps({"schema": {"type": "struct"}, "payload": event} if wrapped else event)
+
+
+DOUBLE = customer_event(credit_limit=100.5)  # decimal.handling.mode=double
+WRAPPED_DOUBLE = customer_event(wrapped=True, credit_limit=100.5)
+PRECISE = customer_event(credit_limit="Jz4=")  # base64 of 10046: 100.46
+PRECISE_DIGITS = customer_event(credit_limit="1234")  # base64 too: a scale-2 decimal has its point
+MICROSECONDS = customer_event(updated_at=1796206272123456)  # MicroTimestamp, or Timestamp?
+
+
 @pytest.mark.parametrize(
     ("file_format", "lines", "message"),
     [
         ("debezium", [EVENT, EVENT, "{not json"], "line 3: not JSON"),
         ("debezium", [EVENT, "", EVENT], "line 2: an empty line"),
         ("debezium", [EVENT, "42"], "line 2: not a Debezium event"),
+        ("debezium", [EVENT, DOUBLE], "line 2: SALES.CUSTOMERS.credit_limit is a JSON number"),
+        ("debezium", [WRAPPED_DOUBLE], "decimal.handling.mode=double"),
+        (
+            "debezium",
+            [PRECISE],
+            "SALES.CUSTOMERS.credit_limit is 'Jz4=', a decimal as decimal.handling.mode=precise",
+        ),
+        ("debezium", [PRECISE_DIGITS], "is '1234', a decimal as decimal.handling.mode=precise"),
+        (
+            "debezium",
+            [MICROSECONDS],
+            "SALES.CUSTOMERS.updated_at is the number 1796206272123456, a timestamp",
+        ),
         ("canonical", ['{"log_position": "00000000000000010000"}', "[1, 2]"], "line 2: not a JSON object"),
         ("canonical", [], "the file is empty"),
     ],
@@ -96,3 +125,13 @@ def test_two_files_of_one_name_in_one_call_are_refused(lake_home, tmp_path, file
     result = CliRunner().invoke(main, ["land", "--format", file_format, str(first), str(second)])
     assert result.exit_code == EXIT_USER_ERROR, result.output
     assert f"lakerep: {second}: a file of the same name ({first}) is in this call" in result.stderr
+
+
+def test_values_a_mapping_reads_are_no_refusal(lake_home, tmp_path):
+    path = tmp_path / "readable.jsonl"
+    lines = [
+        customer_event(wrapped=True, credit_limit="Jz4=", updated_at=1796206272123456),  # the schema says
+        customer_event(credit_limit="100.46", updated_at="2026-12-02T10:11:12.123456Z"),  # string mode
+    ]
+    path.write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
+    assert read_file(path, "debezium").line_count == 2
