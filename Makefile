@@ -3,7 +3,8 @@
 #   make test   installs everything and runs the tests (all but make scenarios and make cluster)
 #               and the linters
 # plus `make bench SIZE=... CYCLE=... TABLES=...` for figures (history of SIZE log records, a cycle of
-# CYCLE, a cycle with TABLES registered),
+# CYCLE, a cycle with TABLES registered), `make bench-transaction ROWS=...` (one transaction of ROWS
+# rows landed from a PostgreSQL slot, with the peak memory),
 # `make scenarios` (the fixed crash scenarios), `make soak COUNT=...` (that many more) and
 # `make cluster` (the runner and plain dbt on a local Spark cluster).
 
@@ -23,8 +24,9 @@ TABLES ?= 50
 RECORDS ?= 20000
 COUNT ?= 200
 FIRST_SEED ?= 1001
+ROWS ?= 1000000
 
-.PHONY: install demo test lint bench scenarios soak cluster clean
+.PHONY: install demo test lint bench bench-transaction scenarios soak cluster clean
 
 install: $(STAMP)
 
@@ -85,6 +87,9 @@ soak: install
 
 bench: install
 	$(BIN)/lakerep bench --records $(SIZE) --cycle-records $(CYCLE) --seed $(SEED) --tables $(TABLES)
+
+bench-transaction: install
+	$(BIN)/python tests/sources/bench_one_big_transaction.py --rows $(ROWS)
 
 clean:
 	rm -rf .lakerep target logs

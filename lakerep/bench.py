@@ -42,7 +42,7 @@ from lakerep.workload.config import WorkloadConfig
 from lakerep.workload.generator import Workload
 
 
-def _jvm_peak_rss_mib() -> float | None:
+def jvm_peak_rss_mib() -> float | None:
     """Peak resident memory of this process's Spark driver JVM (Linux /proc), if known."""
     from pyspark import SparkContext
 
@@ -204,7 +204,7 @@ def run_bench(
     if tables and cycle_records:
         yield from _wide_case(cases, tables=tables, seed=seed, cycle_records=cycle_records)
     python_peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    jvm_peak = _jvm_peak_rss_mib()
+    jvm_peak = jvm_peak_rss_mib()
     yield f"  peak memory: python {python_peak:,.0f} MiB" + (
         f", Spark driver JVM {jvm_peak:,.0f} MiB" if jvm_peak is not None else ""
     )

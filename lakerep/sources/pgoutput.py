@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import json
 import struct
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 POSTGRES_EPOCH = datetime(2000, 1, 1, tzinfo=UTC)
@@ -49,7 +49,11 @@ class _Transaction:
     commit_lsn: int
     commit_time: datetime
     xid: int
-    rows_at_lsn: dict[int, int] = field(default_factory=dict)
+    # The rows of one WAL record (a COPY's multi-insert) share its LSN and come one after another
+    # (a transaction's changes arrive in WAL order): the row number counts them at the last LSN
+    # only, so a transaction of a million rows keeps two numbers, not a million.
+    last_lsn: int = -1
+    rows_at_last_lsn: int = 0
 
 
 class Decoder:
@@ -128,12 +132,17 @@ class Decoder:
                     f"{kind} of {relation.schema}.{relation.table} at {format_lsn(lsn)} without a new row"
                 )
             after = self._image(relation, reader, only_keys=False, where=lsn, unchanged_from=before)
-        row = transaction.rows_at_lsn.get(lsn, 0)
+        if lsn < transaction.last_lsn:
+            raise DecodingError(
+                f"a change at {format_lsn(lsn)} after one at {format_lsn(transaction.last_lsn)}: "
+                "not in WAL order"
+            )
+        row = transaction.rows_at_last_lsn if lsn == transaction.last_lsn else 0
         if row >= ROWS_PER_WAL_RECORD:
             raise DecodingError(
                 f"more than {ROWS_PER_WAL_RECORD} rows in the WAL record at {format_lsn(lsn)}"
             )
-        transaction.rows_at_lsn[lsn] = row + 1
+        transaction.last_lsn, transaction.rows_at_last_lsn = lsn, row + 1
         return _record(
             transaction, log_position=f"{lsn:016X}{row:04X}", record_type=kind,
             source_owner=relation.schema, source_table=relation.table,

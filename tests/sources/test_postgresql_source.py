@@ -293,4 +293,5 @@ def test_a_large_transaction_passes_through_in_bounded_memory(server):
     held_peak, held = peak_and_records(source.read)
     assert count == rows + 1 and last_type == "C" and positions == sorted(positions)
     assert confirm_lsn == held.confirm_lsn and len(held.records) == rows + 1
-    assert streamed_peak < 16 << 20 and streamed_peak * 5 < held_peak, (streamed_peak, held_peak)
+    # nothing grows with the transaction's rows: a row number per LSN held for each row took 5.8 MB
+    assert streamed_peak < 2 << 20 and streamed_peak * 20 < held_peak, (streamed_peak, held_peak)
