@@ -6,8 +6,10 @@
     record, of the records judged now, those judged before (in the model's table) and the
     unloads judged (int_snapshot_rows_judged, read by name: no ref, so the DAG
     keeps its order); lacks_values says which records lack one; record_in_position and
-    fill_position are the filling's own. A column no earlier image holds is not in the map, so
-    the value stays unsent and validation quarantines the record. The lookups cost joins, so a
+    fill_position are the filling's own. A value is never taken from across a delete of the key
+    or a key update from or to it: an image before one is another row's (a key update's own
+    unsent value included). A column no earlier image holds is not in the map, so the value
+    stays unsent and validation quarantines the record. The lookups cost joins, so a
     judging without such a value (lakerep_log_judging: fills) has none: no record lacks one.
     Arguments: records — the name of the CTE; judging — lakerep_log_judging's (fills, held).
 -#}
@@ -31,7 +33,9 @@ keyed as (
             order by landed_at, uow_id, record_type, before_image, after_image
         ) as record_in_position,
         {{ lakerep_normalize_position('log_position') }} as fill_position,
-        {{ lakerep_row_key('sent_after_values') }} as fill_key,
+        {{ lakerep_row_key("case when record_type = 'D' then before_values else sent_after_values end") }}
+            as fill_key,
+        {{ lakerep_row_key('before_values') }} as fill_prior_key,
         record_type = 'U'
         and exists(map_values(sent_after_values), value -> value = {{ unsent }}) as lacks_values
     from {{ records }}
@@ -61,6 +65,9 @@ lacking_columns as (
     from lacking
 ),
 
+{#- Every image of a lacking row's key, and where the row's history at that key begins again
+    (starts_over: a delete, the old key of a key update, and a key update's new key, whose earlier
+    images were of another row): a value is never taken from across such a point. #}
 row_images as (
     select
         source_owner,
@@ -68,22 +75,36 @@ row_images as (
         fill_key,
         fill_position as position,
         1 as source_order,
-        sent_after_values as image_values
+        case when record_type != 'D' then sent_after_values end as image_values,
+        record_type = 'D' or fill_prior_key != fill_key as starts_over
     from keyed
-    where record_type in ('I', 'U')
+    where record_type in ('I', 'U', 'D')
+    union all
+    select
+        source_owner,
+        source_table,
+        fill_prior_key,
+        fill_position,
+        1,
+        null,
+        true
+    from keyed
+    where record_type = 'U' and fill_prior_key != fill_key
     {%- if judging.held %}
         union all
         select
             source_owner,
             source_table,
-            row_key,
+            key,
             normalized_position,
             1,
-            {{ lakerep_image_values('after_image') }}
+            case when record_type != 'D' and key = row_key then {{ lakerep_image_values('after_image') }} end,
+            record_type = 'D' or key != row_key or prior_key != row_key
         from {{ this }}
+        lateral view explode(array_distinct(array(row_key, coalesce(prior_key, row_key)))) keys as key
         where
-            quarantine_reason is null and record_type in ('I', 'U')
-            and row_key in (select lacking_columns.fill_key from lacking_columns)
+            quarantine_reason is null and record_type in ('I', 'U', 'D')
+            and key in (select lacking_columns.fill_key from lacking_columns)
     {%- endif %}
     {%- if unloads is not none %}
         union all
@@ -93,7 +114,8 @@ row_images as (
             row_key,
             {{ lakerep_normalize_position('unload_end_position') }},
             0,
-            {{ lakerep_image_values('row_image') }}
+            {{ lakerep_image_values('row_image') }},
+            false
         from {{ unloads }}
         where quarantine_reason is null and row_key in (select lacking_columns.fill_key from lacking_columns)
     {%- endif %}
@@ -107,15 +129,22 @@ carried as (
         lacking_columns.name,
         row_images.position,
         row_images.source_order,
-        row_images.image_values[lacking_columns.name] as value
+        case
+            when coalesce(not row_images.image_values[lacking_columns.name] <=> {{ unsent }}
+                and map_contains_key(row_images.image_values, lacking_columns.name), false)
+                then named_struct('value', row_images.image_values[lacking_columns.name], 'known', true)
+            else named_struct('value', cast(null as string), 'known', false)
+        end as carried_value
     from row_images
     inner join lacking_columns
         on
             row_images.source_owner = lacking_columns.source_owner
             and row_images.source_table = lacking_columns.source_table
             and row_images.fill_key = lacking_columns.fill_key
-            and map_contains_key(row_images.image_values, lacking_columns.name)
-            and not row_images.image_values[lacking_columns.name] <=> {{ unsent }}
+    where
+        row_images.starts_over
+        or coalesce(map_contains_key(row_images.image_values, lacking_columns.name)
+            and not row_images.image_values[lacking_columns.name] <=> {{ unsent }}, false)
 ),
 
 {#- Each value not sent takes the last value carried before it, of its row and column. #}
@@ -140,7 +169,7 @@ found as (
             position,
             source_order,
             0 as is_lacking,
-            named_struct('value', value) as carried_value,
+            carried_value,
             cast(null as bigint) as landing_batch,
             cast(null as string) as log_position,
             cast(null as int) as record_in_position
@@ -169,7 +198,7 @@ last_images as (
         record_in_position,
         map_from_entries(collect_list(struct(name, last_carried.value))) as last_values
     from found
-    where is_lacking = 1 and last_carried is not null
+    where is_lacking = 1 and last_carried.known
     group by landing_batch, log_position, record_in_position
 )
 

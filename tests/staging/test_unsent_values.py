@@ -1,8 +1,9 @@
 """Values an update left unchanged and its source did not send (an unchanged TOASTed value under
 PostgreSQL's default replica identity, written as Debezium's placeholder): validation fills each
 from the row's last image the lake holds, whichever holds it: an unload, a record judged in an
-earlier cycle, an earlier record of the same judging (updates in a chain). A value no image holds
-quarantines its record, and its transaction is held back whole."""
+earlier cycle, an earlier record of the same judging (updates in a chain), never across a delete
+or a key update (another row's image). A value no image holds quarantines its record, and its
+transaction is held back whole."""
 
 from __future__ import annotations
 
@@ -30,7 +31,11 @@ def customer(customer_id: str, **values) -> str:
     return json.dumps({"customer_id": customer_id, "name": "n", "email": None, **values})
 
 
-def change(n: int, uow: int, kind: str, after: str | None = None) -> dict:
+def customer_key(customer_id: str) -> str:
+    return json.dumps({"customer_id": customer_id})
+
+
+def change(n: int, uow: int, kind: str, after: str | None = None, before: str | None = None) -> dict:
     is_change = kind in {"I", "U", "D"}
     return {
         "log_position": position(n),
@@ -41,7 +46,7 @@ def change(n: int, uow: int, kind: str, after: str | None = None) -> dict:
         "log_timestamp": "2026-01-01 00:00:00",
         "auth_id": None,
         "auth_token": None,
-        "before_image": None,
+        "before_image": before,
         "after_image": after,
     }
 
@@ -56,6 +61,8 @@ def judged(spark):
     }])  # fmt: skip
     landing.land_log_records(spark, [
         change(0x110, 0x110, "I", customer("C2", email="from an earlier cycle")),
+        change(0x112, 0x110, "I", customer("C5", email="of a row deleted since")),
+        change(0x114, 0x110, "D", before=customer_key("C5")),
         change(0x120, 0x110, "C"),
     ])  # fmt: skip
     dbt.invoke(STAGING, quiet=True)
@@ -70,6 +77,14 @@ def judged(spark):
         change(0x300, 0x300, "U", customer("C3", email=UNSENT_VALUE)),  # no image of C3 anywhere
         change(0x310, 0x300, "U", customer("C2", name="d")),
         change(0x320, 0x300, "C"),
+        # a key update: C8's value is not C5's, and C5's earlier row was deleted
+        change(0x400, 0x400, "U", customer("C5", email=UNSENT_VALUE), before=customer_key("C8")),
+        change(0x410, 0x400, "C"),
+        change(0x500, 0x500, "I", customer("C6", email="of the row before its delete")),
+        change(0x510, 0x500, "D", before=customer_key("C6")),
+        change(0x520, 0x500, "I", customer("C6", email="inserted again")),
+        change(0x530, 0x500, "U", customer("C6", name="b", email=UNSENT_VALUE)),
+        change(0x540, 0x500, "C"),
     ])  # fmt: skip
     dbt.invoke(STAGING, quiet=True)
     rows = spark.sql(
@@ -86,6 +101,7 @@ def judged(spark):
         (0x210, "from an earlier cycle"),
         (0x220, "from an earlier cycle"),  # through the update before it, which did not send it either
         (0x240, "inserted now"),
+        (0x530, "inserted again"),  # its last image, not that of the row deleted before
     ],
 )
 def test_a_value_not_sent_comes_from_the_rows_last_image(judged, n, email):
@@ -100,3 +116,9 @@ def test_a_value_no_image_holds_quarantines_its_record_and_holds_its_transaction
     assert (
         judged[position(0x310)]["uow_quarantine_reason"] == "uow_has_quarantined_record: image_value_not_sent"
     )
+
+
+def test_a_value_is_never_taken_from_another_row_of_the_same_key(judged):
+    """A key update's new key held a row deleted since: the row updated had another key, whose
+    value the update did not send either. Filled from the deleted row, it would be a wrong value."""
+    assert judged[position(0x400)]["quarantine_reason"] == "image_value_not_sent"
