@@ -9,7 +9,9 @@ quarantined there with a reason, never lost. A canonical file holds JSON lines o
 columns and lands in lakerep_raw.source_log.
 
 A file is refused, with nothing of the call landed, when a line is no JSON (or, canonical, no
-object of source_log's text columns), naming the file and the line; when a file of the same
+object of source_log's text columns), or holds a registered decimal or timestamp that no mapping
+reads right (Debezium's decimal.handling.mode=double; without the schema wrapper, a precise
+decimal or a timestamp as a number), naming the file and the line; when a file of the same
 name and content has landed before (lakerep_raw.landed_files), since its records would land twice;
 and when two files of the call have one name (a batch knows its files by name).
 Kafka Connect delivers at least once, and its file sink appends to the same file: a file that
@@ -93,8 +95,8 @@ def land_files(paths: list[Path], file_format: str) -> list[str]:
 
 def read_file(path: Path, file_format: str) -> LandFile:
     """The file checked, line by line: each line JSON (a Debezium event value: an object, or null
-    for a tombstone, without a decimal written as a double; a canonical record: an object).
-    ValueError names the file and line."""
+    for a tombstone, whose registered decimals and timestamps a mapping reads right; a canonical
+    record: an object). ValueError names the file and line."""
     digest, count = hashlib.sha256(), 0
     checked = _registered_columns_to_check() if file_format == "debezium" else {}
     for number, text in _numbered_lines(path, digest):
