@@ -34,7 +34,7 @@ from pathlib import Path
 from lakerep import dbt, landing
 from lakerep.lake import lake_home, lake_session
 from lakerep.locks import critical_section, refuse_if_active
-from lakerep.registrations import load_registrations
+from lakerep.registrations import decimal_scale, load_registrations
 
 FORMATS = ("debezium", "canonical")
 _LANDED_COLUMNS = {"landing_batch", "landed_at"}
@@ -118,13 +118,14 @@ def read_file(path: Path, file_format: str) -> LandFile:
     return LandFile(path, digest.hexdigest(), count)
 
 
-def _registered_columns_to_check() -> dict[tuple[str, str], dict[str, str]]:
-    """(owner, table) of each registered table with decimal or timestamp columns: their types."""
+def _registered_columns_to_check() -> dict[tuple[str, str], dict[str, int | None]]:
+    """(owner, table) of each registered table with decimal or timestamp columns: each column's
+    decimal scale, None for a timestamp."""
     found = {
         (r.source_owner, r.source_table): {
-            c.name: c.data_type.lower()
+            c.name: decimal_scale(c.data_type)
             for c in r.columns
-            if c.data_type.lower().startswith("decimal") or c.data_type.lower() == "timestamp"
+            if decimal_scale(c.data_type) is not None or c.data_type.lower() == "timestamp"
         }
         for r in load_registrations().values()
     }
@@ -135,7 +136,7 @@ _DECIMAL_TEXT = re.compile(r"-?[0-9]+(\.[0-9]+)?")
 
 
 def _refuse_values_that_cannot_be_read(
-    event: dict, checked: dict[tuple[str, str], dict[str, str]], where: str
+    event: dict, checked: dict[tuple[str, str], dict[str, int | None]], where: str
 ) -> None:
     """ValueError for a registered column's value that no mapping reads right: a decimal written
     as a double (decimal.handling.mode=double: its digits past a double's are gone); and, in an
@@ -150,9 +151,9 @@ def _refuse_values_that_cannot_be_read(
     table = f"{source.get('schema')}.{source.get('table')}"
     columns = checked.get((source.get("schema"), source.get("table")), {})
     for image in (payload.get("before"), payload.get("after")):
-        for name, data_type in sorted(columns.items()) if isinstance(image, dict) else ():
+        for name, scale in sorted(columns.items()) if isinstance(image, dict) else ():
             value = image.get(name)
-            if data_type.startswith("decimal") and isinstance(value, float):
+            if scale is not None and isinstance(value, float):
                 raise ValueError(
                     f"{where}: {table}.{name} is a JSON number, as Debezium writes a decimal under "
                     "decimal.handling.mode=double, which loses its digits past a double's: set "
@@ -160,17 +161,13 @@ def _refuse_values_that_cannot_be_read(
                 )
             if wrapped or value is None:
                 continue
-            if (
-                data_type.startswith("decimal")
-                and isinstance(value, str)
-                and not _is_decimal_text(value, data_type)
-            ):
+            if scale is not None and isinstance(value, str) and not _is_decimal_text(value, scale):
                 raise ValueError(
                     f"{where}: {table}.{name} is {value!r}, a decimal as decimal.handling.mode=precise "
                     "writes it, whose scale only the schema says: land events with JsonConverter's "
                     "schema wrapper (schemas.enable=true), or set decimal.handling.mode=string"
                 )
-            if data_type == "timestamp" and isinstance(value, int) and not isinstance(value, bool):
+            if scale is None and isinstance(value, int) and not isinstance(value, bool):
                 raise ValueError(
                     f"{where}: {table}.{name} is the number {value}, a timestamp whose unit "
                     "(milliseconds or microseconds) only the schema says: land events with "
@@ -178,12 +175,9 @@ def _refuse_values_that_cannot_be_read(
                 )
 
 
-def _is_decimal_text(value: str, data_type: str) -> bool:
+def _is_decimal_text(value: str, scale: int) -> bool:
     """The digits of a decimal as the `string` mode writes them: with its point when it has a scale."""
-    if not _DECIMAL_TEXT.fullmatch(value):
-        return False
-    scale = int(data_type.rstrip(")").rpartition(",")[2] or 0) if "," in data_type else 0
-    return scale == 0 or "." in value
+    return bool(_DECIMAL_TEXT.fullmatch(value)) and (scale == 0 or "." in value)
 
 
 def _numbered_lines(path: Path, digest) -> Iterator[tuple[int, str]]:

@@ -222,6 +222,12 @@ def _data_type(value: object, where: str) -> str:
     raise RegistrationError(f"{where}: data_type {value!r} is not a supported type ({_TYPE_RULE})")
 
 
+def decimal_scale(data_type: str) -> int | None:
+    """The scale of a registered decimal(p,s) type; None for any other type."""
+    decimal = _DECIMAL_TYPE.fullmatch(data_type)
+    return None if decimal is None else int(decimal.group(2))
+
+
 def _is_decimal(data_type: str) -> bool:
     decimal = _DECIMAL_TYPE.fullmatch(data_type)
     if decimal is None:

@@ -22,7 +22,7 @@
                 {{ lakerep_image_values(image) }},
                 (name, value) -> case
                     when array_contains({{ date_columns }}, name) and value rlike '^-?[0-9]+$'
-                        then cast(date_add(date'1970-01-01', cast(value as int)) as string)
+                        then {{ lakerep_debezium_date('value') }}
                     else coalesce({{ lakerep_debezium_value('value', 'try_element_at(' ~ value_types ~ ', name)') }}, value)
                 end
             ))

@@ -19,7 +19,7 @@
             then {{ lakerep_debezium_decimal(value, value_type ~ '.scale') }}
         when not {{ value }} rlike '^-?[0-9]{1,19}$' then null
         when {{ value_type }}.logical in ('io.debezium.time.Date', 'org.apache.kafka.connect.data.Date')
-            then cast(date_add(date'1970-01-01', cast({{ value }} as int)) as string)
+            then {{ lakerep_debezium_date(value) }}
         when {{ value_type }}.logical in ('io.debezium.time.Timestamp', 'org.apache.kafka.connect.data.Timestamp')
             then {{ lakerep_debezium_time('cast(' ~ value ~ ' as bigint) * 1000') }}
         when {{ value_type }}.logical = 'io.debezium.time.MicroTimestamp'

@@ -1,24 +1,24 @@
 {#-
     SQL of the records (a CTE of int_log_records_judged, with sent_after_values: the after image
-    parsed, its declared mapping made) with what fills the values their source did not send
-    because an update left them unchanged (lakerep_unsent_value: a TOASTed value): last_values, a
-    map of each such column to the value of the row's last image the lake holds before the
-    record, of the records judged now, those judged before (in the model's table) and the
-    unloads judged (int_snapshot_rows_judged, read by name: no ref, so the DAG
-    keeps its order); lacks_values says which records lack one; record_in_position and
-    fill_position are the filling's own. A value is never taken from across a delete of the key
-    or a key update from or to it: an image before one is another row's (a key update's own
-    unsent value included). A column no earlier image holds is not in the map, so the value
-    stays unsent and validation quarantines the record. The lookups cost joins, so a
-    judging without such a value (lakerep_log_judging: fills) has none: no record lacks one.
+    parsed, its declared mapping made, and normalized_position) with after_values: the sent
+    values, each value the source did not send because an update left it unchanged
+    (lakerep_unsent_value: a TOASTed value) filled from the row's last image the lake holds
+    before the record, of the records judged now, those judged before (in the model's table)
+    and the unloads judged (int_snapshot_rows_judged, read by name: no ref, so the DAG keeps its
+    order); lacks_values says which records lacked one; record_in_position, fill_key and
+    fill_prior_key are the filling's own. A value is never taken from across a delete of the
+    key or a key update from or to it: an image before one is another row's (a key update's own
+    unsent value included). A value no earlier image holds stays unsent, and validation
+    quarantines the record. The lookups cost joins, so a judging without such a value
+    (lakerep_log_judging: fills) has none: no record lacks one.
     Arguments: records — the name of the CTE; judging — lakerep_log_judging's (fills, held).
 -#}
 {% macro lakerep_unsent_values_filled(records, judging) %}
 {%- if not judging.fills %}
 select
     *,
-    false as lacks_values,
-    cast(null as map<string, string>) as last_values
+    sent_after_values as after_values,
+    false as lacks_values
 from {{ records }}
 {%- else %}
 {%- set unsent = lakerep_string_literal(lakerep_unsent_value()) %}
@@ -32,7 +32,6 @@ keyed as (
             partition by landing_batch, log_position
             order by landed_at, uow_id, record_type, before_image, after_image
         ) as record_in_position,
-        {{ lakerep_normalize_position('log_position') }} as fill_position,
         {{ lakerep_row_key("case when record_type = 'D' then before_values else sent_after_values end") }}
             as fill_key,
         {{ lakerep_row_key('before_values') }} as fill_prior_key,
@@ -49,7 +48,7 @@ lacking as (
         keyed.source_owner,
         keyed.source_table,
         keyed.fill_key,
-        keyed.fill_position,
+        keyed.normalized_position,
         lacked.name
     from keyed
     lateral view explode(map_keys(map_filter(sent_after_values, (name, value) -> value = {{ unsent }}))) lacked as name
@@ -73,7 +72,7 @@ row_images as (
         source_owner,
         source_table,
         fill_key,
-        fill_position as position,
+        normalized_position as position,
         1 as source_order,
         case when record_type != 'D' then sent_after_values end as image_values,
         record_type = 'D' or fill_prior_key != fill_key as starts_over
@@ -84,7 +83,7 @@ row_images as (
         source_owner,
         source_table,
         fill_prior_key,
-        fill_position,
+        normalized_position,
         1,
         null,
         true
@@ -180,7 +179,7 @@ found as (
             source_table,
             fill_key,
             name,
-            fill_position,
+            normalized_position,
             1,
             1,
             null,
@@ -204,7 +203,18 @@ last_images as (
 
 select
     keyed.*,
-    last_images.last_values
+    case
+        when keyed.lacks_values
+            then transform_values(
+                keyed.sent_after_values,
+                (name, value) -> case
+                    when value = {{ unsent }} and map_contains_key(last_images.last_values, name)
+                        then last_images.last_values[name]
+                    else value
+                end
+            )
+        else keyed.sent_after_values
+    end as after_values
 from keyed
 left join last_images
     on

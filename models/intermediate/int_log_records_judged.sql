@@ -78,7 +78,8 @@ declared as (
     select
         *,
         coalesce(declared_before_values, landed_before_values) as before_values,
-        coalesce(declared_after_values, landed_after_values) as sent_after_values
+        coalesce(declared_after_values, landed_after_values) as sent_after_values,
+        {{ lakerep_normalize_position('log_position') }} as normalized_position
     from (
         select
             *,
@@ -95,21 +96,6 @@ filling as (
 parsed as (
     select
         *,
-        case
-            when lacks_values
-                then
-                    transform_values(
-                        sent_after_values,
-                        (name, value) -> case
-                            when
-                                value = {{ lakerep_string_literal(lakerep_unsent_value()) }}
-                                and map_contains_key(last_values, name)
-                                then last_values[name]
-                            else value
-                        end
-                    )
-            else sent_after_values
-        end as after_values,
         lacks_values or declared_after_values is not null as after_image_rewritten
     from filling
 ),
@@ -117,7 +103,6 @@ parsed as (
 record_checked as (
     select
         *,
-        {{ lakerep_normalize_position('log_position') }} as normalized_position,
         coalesce(mapping_reason, {{ lakerep_record_quarantine_reason() }}) as record_reason
     from parsed
 ),
