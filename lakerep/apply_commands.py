@@ -201,14 +201,16 @@ def prune(retention_limit: int | None = None) -> list[str]:
         f"from {table} where pruned_at = (select max(pruned_at) from {table}) "
         "order by pruned_kind, source_owner, source_table"
     ).collect()
+    what = {"UOW": "UOW rows", "LANDED": "landed log records"}
     lines = [
-        (f"CD rows of {row.source_owner}.{row.source_table}" if row.pruned_kind == "CD" else "UOW rows")
+        what.get(row.pruned_kind, f"CD rows of {row.source_owner}.{row.source_table}")
         + f": {row.rows_deleted:,} rows pruned (limit {row.prune_limit}"
         + (f", CD_OLD_SYNCHPOINT {row.cd_old_synchpoint})" if row.cd_old_synchpoint else ")")
         for row in rows
     ]
-    total = sum(row.rows_deleted for row in rows)
-    return [*lines, f"pruned {total:,} CD and UOW rows"]
+    total = sum(row.rows_deleted for row in rows if row.pruned_kind != "LANDED")
+    landed = sum(row.rows_deleted for row in rows if row.pruned_kind == "LANDED")
+    return [*lines, f"pruned {total:,} CD and UOW rows and {landed:,} landed log records"]
 
 
 @dataclass(frozen=True)

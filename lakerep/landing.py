@@ -31,8 +31,25 @@ SCRATCH_PREFIX = "landing_scratch_"  # a landing's chunks through Spark Connect 
 
 def land_log_records(spark, records: Iterable[dict], new_only_by: tuple[str, ...] = ()) -> tuple[int, int]:
     """Append log records (landing-format dicts) as one landing batch: (batch, row count). With
-    new_only_by, see _land."""
-    return _land(spark, SOURCE_LOG_TABLE, records, new_only_by=new_only_by)
+    new_only_by, see _land; a record at or below the landed log's prune horizon has landed too
+    (pruned_landed_through)."""
+    return _land(
+        spark, SOURCE_LOG_TABLE, records, new_only_by=new_only_by,
+        held_through=pruned_landed_through(spark) if new_only_by else None,
+    )  # fmt: skip
+
+
+def pruned_landed_through(spark) -> str | None:
+    """The highest limit below which a prune deleted landed log records (capture_prune's LANDED
+    rows), or None: a record of a UOW ended at or below it had landed, and every member had
+    applied it, so one delivered again is not new (a source never writes below what it has
+    delivered)."""
+    from lakerep.summary import relation_name
+
+    prunes = relation_name("capture_prune")
+    if not spark.catalog.tableExists(prunes):
+        return None
+    return spark.sql(f"select max(prune_limit) from {prunes} where pruned_kind = 'LANDED'").collect()[0][0]
 
 
 def land_snapshot_rows(spark, rows: Iterable[dict]) -> tuple[int, int]:
@@ -70,11 +87,18 @@ def land_file_records(spark, files: Iterable[dict], batch: int) -> tuple[int, in
 
 
 def _land(
-    spark, table: str, rows: Iterable[dict], batch: int | None = None, new_only_by: tuple[str, ...] = ()
+    spark,
+    table: str,
+    rows: Iterable[dict],
+    batch: int | None = None,
+    new_only_by: tuple[str, ...] = (),
+    held_through: str | None = None,
 ) -> tuple[int, int]:
     """(batch, rows landed). With new_only_by (columns), a row equal in those columns to one the
     table holds, or to another of the call, has landed already and is left out (a delivery at
-    least once, as Kafka Connect's, repeats records): the count is of the rows landed."""
+    least once, as Kafka Connect's, repeats records): the count is of the rows landed. With
+    held_through (a log position), so has a row whose uow_id names a UOW that ended at or below
+    it: a prune took the landed copy (pruned_landed_through)."""
     from pyspark.sql import functions as F
 
     target_columns = spark.table(table).schema
@@ -90,6 +114,8 @@ def _land(
     with reader(spark, row_schema, lines) as (frame, count):
         if new_only_by:
             frame = _not_held(spark, table, frame.dropDuplicates(list(new_only_by)), new_only_by)
+        if held_through is not None:
+            frame = _not_pruned(spark, frame, held_through)
         (
             frame.withColumn("landing_batch", F.lit(batch).cast("bigint"))
             .withColumn("landed_at", F.lit(landed_at).cast("timestamp"))
@@ -121,6 +147,21 @@ def _not_held(spark, table: str, frame, columns: tuple[str, ...]):
     for also in same[1:]:
         condition = condition & also
     return frame.alias("new").join(held, condition, "left_anti").select("new.*")
+
+
+def _not_pruned(spark, frame, held_through: str):
+    """The frame's records but those of UOWs whose end the lake judged at or below
+    `held_through` (their landed copies are pruned; the judged ones stay)."""
+    from pyspark.sql.functions import col
+
+    from lakerep.summary import relation_name
+
+    ended = spark.table(relation_name("int_log_records_judged")).where(
+        col("record_type").isin("C", "R") & col("quarantine_reason").isNull()
+        & (col("normalized_position") <= held_through)
+    ).select("uow_id")  # fmt: skip
+    same_uow = col("new.uow_id") == col("ended.uow_id")
+    return frame.alias("new").join(ended.alias("ended"), same_uow, "left_anti")
 
 
 def is_remote(spark) -> bool:

@@ -1,7 +1,7 @@
 """The project's layers hold (issue 25): only staging models read the landing tables through
 `source()`; a macro may name a source only in the operations that write the landing tables
-(landing, and refresh markers, whose checks also read them) and in the cycle's facts, which take
-the highest landed batch as the cycle's bound. No Spark."""
+(landing, and refresh markers, whose checks also read them), in the cycle's facts, which take
+the highest landed batch as the cycle's bound, and in the prune. No Spark."""
 
 from __future__ import annotations
 
@@ -12,14 +12,16 @@ ROOT = Path(__file__).resolve().parent.parent
 SOURCE_CALL = re.compile(r"\bsource\(")
 # Operations that write the landing tables (run-operation, never inside a model's SQL), the
 # relation of the Debezium landing table, which staging reads only once `lakerep land` made it,
-# and the cycle's facts, which read only the landing tables' highest batch (a bare max, from
-# Delta's statistics): every batch up to it is the cycle's to judge.
+# the cycle's facts, which read only the landing tables' highest batch (a bare max, from
+# Delta's statistics): every batch up to it is the cycle's to judge; and the prune, which deletes
+# the landed log records no session needs.
 MACROS_THAT_MAY_NAME_SOURCES = {
     "macros/landing/lakerep_create_landing_tables.sql",
     "macros/landing/lakerep_create_land_tables.sql",
     "macros/landing/lakerep_debezium_events_relation.sql",
     "macros/apply/lakerep_mark_refresh.sql",
     "macros/capture/lakerep_cycle_facts_sql.sql",
+    "macros/apply/lakerep_prune_plan.sql",
 }
 
 

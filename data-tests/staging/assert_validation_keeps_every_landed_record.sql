@@ -3,39 +3,72 @@
 -- times as it landed: the canonical log's records and Debezium's change and commit records
 -- (stg_lakerep_raw__debezium_log) of the transactions whole by then, each counted in the batch
 -- that made it whole. A batch validation passed over fails it (no judged record at all), and so
--- does a batch validation holds that never landed.
+-- does a batch validation holds that never landed. The records of UOWs whose landed copies a
+-- prune may have deleted (ended at or below the highest limit of capture_prune's LANDED rows,
+-- lakerep_prune_plan) are left out on both sides: their judged copies stay, their landed ones
+-- may not.
 
 -- depends_on: {{ ref('stg_lakerep_raw__debezium_log') }}
 
+{%- set prunes = lakerep_control_relation('capture_prune') %}
+
 with
 
+pruned_through as (
+    {%- if prunes is not none %}
+        select max(prunes.prune_limit) as prune_limit
+        from {{ prunes }} as prunes
+        where prunes.pruned_kind = 'LANDED'
+    {%- else %}
+        select cast(null as string) as prune_limit
+    {%- endif %}
+),
+
+pruned_uows as (
+    select distinct judged.uow_id
+    from {{ ref('int_log_records_judged') }} as judged
+    inner join pruned_through
+        on judged.normalized_position <= pruned_through.prune_limit
+    where
+        judged.record_type in ('C', 'R')
+        and judged.quarantine_reason is null
+),
+
 landed_records as (
-    select landing_batch from {{ ref('stg_lakerep_raw__source_log') }}
+    select
+        landing_batch,
+        uow_id
+    from {{ ref('stg_lakerep_raw__source_log') }}
     {%- if lakerep_debezium_events_relation() is not none %}
         union all
-        select landing_batch from {{ ref('stg_lakerep_raw__debezium_log') }}
+        select
+            landing_batch,
+            uow_id
+        from {{ ref('stg_lakerep_raw__debezium_log') }}
         where not awaiting_commit
     {%- endif %}
 ),
 
 landed as (
     select
-        landing_batch,
+        landed_records.landing_batch,
         count(*) as records
     from landed_records
-    group by landing_batch
+    left anti join pruned_uows on landed_records.uow_id = pruned_uows.uow_id
+    group by landed_records.landing_batch
 ),
 
 checked as (
     select
-        landing_batch,
+        judged.landing_batch,
         count(*) as records
-    from {{ ref('int_log_records_judged') }}
-    group by landing_batch
+    from {{ ref('int_log_records_judged') }} as judged
+    left anti join pruned_uows on judged.uow_id = pruned_uows.uow_id
+    group by judged.landing_batch
 ),
 
 processed as (
-    select max(landing_batch) as highest_batch from checked
+    select max(landing_batch) as highest_batch from {{ ref('int_log_records_judged') }}
 ),
 
 mismatched as (

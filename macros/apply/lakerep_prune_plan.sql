@@ -12,6 +12,12 @@
       Capture's SYNCHTIME) whoever still needs it, or rolled back.
     - The UOW rows go at or below the lowest SYNCHPOINT of all members, and those older than
       RETENTION_LIMIT.
+    - The landed log records (lakerep_raw.source_log) of a UOW that ended at or below the UOW
+      rows' limit go too, once a completed capture cycle has read their landing batch: every
+      model reads the judged copy of a record (int_log_records_judged), which stays. The
+      table's highest landing batch stays, whatever it holds: the next batch number is one
+      above it (lakerep.landing.next_landing_batch). landing_delete_sql is that statement, and
+      the step is logged as pruned_kind LANDED.
     - CD_OLD_SYNCHPOINT rises to what is pruned (cd_old_synchpoint): capture_prune logs it before
       any row goes, and the register view shows it, so a member left behind sees its gap and a
       prune cut off in between leaves a gap to refresh, never a hole a member would read through.
@@ -22,7 +28,7 @@
 -#}
 {% macro lakerep_prune_plan() %}
     {%- if not (execute and lakerep_cycle_prunes()) -%}
-        {{ return({'steps': [], 'delete_sql': none}) }}
+        {{ return({'steps': [], 'delete_sql': none, 'landing_delete_sql': none}) }}
     {%- endif -%}
     {%- set memo = graph.setdefault('lakerep_prune_plan', {}) -%}
     {%- if memo.get('invocation_id') != invocation_id -%}
@@ -33,7 +39,7 @@
 
 
 {% macro _lakerep_prune_plan() %}
-    {%- set nothing = {'steps': [], 'delete_sql': none} -%}
+    {%- set nothing = {'steps': [], 'delete_sql': none, 'landing_delete_sql': none} -%}
     {%- set register = lakerep_control_relation('register') -%}
     {%- set pruning_control = lakerep_control_relation('pruning_control', schema='apply') -%}
     {%- if register is none or pruning_control is none -%}
@@ -135,8 +141,45 @@
             'UOW' if step.pruned_kind == 'UOW' else step.source_owner ~ '.' ~ step.source_table, 0
         )}) -%}
     {%- endfor -%}
-    {{ return({'steps': steps, 'delete_sql':
+    {%- set landed = _lakerep_landed_log_prune(uow_limit, cutoff) -%}
+    {{ return({'steps': steps + [landed.step], 'landing_delete_sql': landed.delete_sql, 'delete_sql':
         'merge into ' ~ captured ~ ' as captured using (' ~ gone ~ ') as gone'
         ~ ' on captured.IBMSNAP_INTENTSEQ = gone.IBMSNAP_INTENTSEQ'
         ~ ' and captured.IBMSNAP_OPERATION = gone.IBMSNAP_OPERATION when matched then delete'}) }}
+{% endmacro %}
+
+
+{#- The prune of the landed log records (see lakerep_prune_plan): its logged step, with the rows
+    it deletes counted, and the statement that deletes them (none when none goes). -#}
+{% macro _lakerep_landed_log_prune(uow_limit, cutoff) %}
+    {%- set landed_log = source('lakerep_raw', 'source_log') -%}
+    {%- set batches = run_query(
+        'select (select max(landing_batch) from ' ~ landed_log ~ ') as highest,'
+        ~ ' (select max(up_to_batch) from ' ~ ref('capture_cycles') ~ " where record_kind = 'cycle') as captured"
+    ).rows[0] -%}
+    {%- set step = {
+        'pruned_kind': 'LANDED', 'source_owner': none, 'source_table': none, 'prune_limit': uow_limit,
+        'retention_cutoff': cutoff, 'cd_old_synchpoint': none, 'rows_deleted': 0,
+    } -%}
+    {%- if batches.highest is none or batches.captured is none -%}
+        {{ return({'step': step, 'delete_sql': none}) }}
+    {%- endif -%}
+    {%- set ended -%}
+        select distinct uow_id
+        from {{ ref('int_log_records_judged') }}
+        where
+            record_type in ('C', 'R')
+            and quarantine_reason is null
+            and uow_id is not null
+            and normalized_position <= {{ lakerep_string_literal(uow_limit) }}
+    {%- endset -%}
+    {%- set kept_batches = 'landing_batch <= ' ~ batches.captured ~ ' and landing_batch < ' ~ batches.highest -%}
+    {%- set count = run_query(
+        'select count(*) as rows_deleted from ' ~ landed_log ~ ' as landed left semi join (' ~ ended
+        ~ ') as ended on landed.uow_id = ended.uow_id where landed.' ~ kept_batches
+    ).rows[0].rows_deleted -%}
+    {%- do step.update({'rows_deleted': count}) -%}
+    {{ return({'step': step, 'delete_sql': none if count == 0 else
+        'merge into ' ~ landed_log ~ ' as landed using (' ~ ended ~ ') as ended'
+        ~ ' on landed.uow_id = ended.uow_id and landed.' ~ kept_batches ~ ' when matched then delete'}) }}
 {% endmacro %}

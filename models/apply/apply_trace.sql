@@ -64,7 +64,10 @@ prune_rows as (
         concat(
             'ASN0124I lakerep pruned ', rows_deleted, ' ', pruned_kind, ' rows',
             case when source_owner is not null then concat(' of ', source_owner, '.', source_table) else '' end,
-            ' (at or below ', prune_limit, ', or logged before ', cast(retention_cutoff as string), ')'
+            case
+                when pruned_kind = 'LANDED' then concat(' (of UOWs ended at or below ', prune_limit, ')')
+                else concat(' (at or below ', prune_limit, ', or logged before ', cast(retention_cutoff as string), ')')
+            end
         ) as DESCRIPTION,
         cast(null as bigint) as CYCLE,
         cast(null as string) as RUN_ID

@@ -7,10 +7,11 @@
 
 {#-
     Pruning (SPEC §6): when var lakerep_prune is true (the runner sets it every PRUNE_INTERVAL;
-    `lakerep prune` on demand), this model appends one row per registered source and one for
-    the UOW rows saying what the prune takes (lakerep_prune_plan), and then its materialization
-    (prune, macros/materializations/prune.sql) deletes those rows from the captured log, in one
-    statement. The register view takes CD_OLD_SYNCHPOINT from these rows, so it rises before any
+    `lakerep prune` on demand), this model appends one row per registered source, one for the
+    UOW rows and one for the landed log records saying what the prune takes
+    (lakerep_prune_plan), and then its materialization (prune, macros/materializations/prune.sql)
+    deletes those rows from the captured log, in one statement, and the landed records in
+    another. The register view takes CD_OLD_SYNCHPOINT from these rows, so it rises before any
     row goes. Otherwise the model writes nothing. It runs after Capture (capture_cycles), before
     Apply: it reads pruning_control and the register view as relations (the register view reads
     this model). Never rebuilt by --full-refresh: its rows are the only record of what the prunes
@@ -23,6 +24,7 @@
 -- depends_on: {{ ref('captured_log') }}
 -- depends_on: {{ ref('ccd_rows') }}
 -- depends_on: {{ ref('uow_rollbacks') }}
+-- depends_on: {{ ref('int_log_records_judged') }}
 
 with
 

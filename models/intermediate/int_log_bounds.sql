@@ -3,8 +3,10 @@
 {#-
     The source log's bounds as landed now (SPEC §4), one row: its oldest and its newest well-formed
     position, normalized, over every landed record (valid or not: a record held back still tells
-    where the log is). Pruning the landed log moves the oldest up. The restart decision
-    (restart_candidates) checks the tokens it may start from against them.
+    where the log is) and every valid record judged: a prune deletes landed records of UOWs every
+    member has applied, never their judged copies, so it moves neither bound (a warm restart point
+    among them is still in the log). The restart decision (restart_candidates) checks the tokens
+    it may start from against them.
 -#}
 
 with
@@ -12,6 +14,10 @@ with
 log_positions as (
     select {{ lakerep_normalize_position('log_position') }} as log_position
     from {{ ref('stg_lakerep_raw__source_log') }}
+    union all
+    select normalized_position as log_position
+    from {{ ref('int_log_records_judged') }}
+    where quarantine_reason is null
 )
 
 select

@@ -7,6 +7,8 @@ external refresh superseding that older, never applied one."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from apply.apply_support import (
     MEMBERS,
@@ -231,13 +233,35 @@ def delta_tables(spark) -> dict[str, tuple[int, int]]:
 
 
 # What a prune cycle writes besides compacting: the prune's log and the deletes.
-PRUNED = {"lakerep_capture.captured_log", "lakerep_control.capture_prune"}
+PRUNED = {"lakerep_capture.captured_log", "lakerep_control.capture_prune", "lakerep_raw.source_log"}
 # The members' changes, replaced whole each time they are written: they never grow, and the
 # compaction leaves them alone.
 REPLACED = {"lakerep_apply.apply_changes"}
+LANDED_COLUMNS = (
+    "log_position, uow_id, record_type, source_owner, source_table, log_timestamp, auth_id, auth_token, "
+    "before_image, after_image"
+)
 
 
-def test_pruning_deletes_exactly_the_rows_no_member_needs(spark, workload):
+def landed_log(spark) -> list[dict]:
+    return [row.asDict() for row in spark.sql(
+        f"select {LANDED_COLUMNS}, landing_batch from {landing.SOURCE_LOG_TABLE}"
+    ).collect()]  # fmt: skip
+
+
+def expected_landed_log(rows: list[dict], uow_limit: str) -> list[dict]:
+    """What a prune leaves of the landed log, by its rule: the records of a UOW that ended (its
+    first commit or rollback) at or below the limit go, but for the highest landing batch's."""
+    ended: dict[str, str] = {}
+    for row in sorted(rows, key=lambda r: r["log_position"].upper()):
+        if row["record_type"] in ("C", "R"):
+            ended.setdefault(row["uow_id"], row["log_position"].upper())
+    highest = max(row["landing_batch"] for row in rows)
+    pruned = {uow for uow, end in ended.items() if end <= uow_limit}
+    return [row for row in rows if row["landing_batch"] == highest or row["uow_id"] not in pruned]
+
+
+def test_pruning_deletes_exactly_the_rows_no_member_needs(spark, workload, tmp_path):
     land(spark, workload)
     run_cycle("--exclude", "path:models/apply")  # Capture moves on, Apply does not
     members_at = synchpoints(spark)
@@ -246,6 +270,7 @@ def test_pruning_deletes_exactly_the_rows_no_member_needs(spark, workload):
         row[0] for row in spark.sql(f"select IBMSNAP_UOWID from {relation_name('uow_rollbacks')}").collect()
     }
     before = {member.source: cd_rows(spark, member) for member in MEMBERS.values()}
+    landed_before = landed_log(spark)
     tables_before = delta_tables(spark)
 
     run_cycle("--select", "capture_prune", "apply_trace", lakerep_prune=True, compact_min_files=3)
@@ -260,9 +285,31 @@ def test_pruning_deletes_exactly_the_rows_no_member_needs(spark, workload):
     uow_limit = min(members_at.values())
     left = {row["IBMSNAP_UOWID"] for row in sql(spark, "select * from {uow}")}
     assert left == {uow for uow, commit in uows.items() if commit > uow_limit}
+    # Every batch landed was read by the cycle before: the landed log keeps what the rule keeps.
+    kept = expected_landed_log(landed_before, uow_limit)
+    assert 0 < len(kept) < len(landed_before)
+    assert sorted(map(repr, landed_log(spark))) == sorted(map(repr, kept))
+    logged = sql(spark, "select rows_deleted from {capture_prune} where pruned_kind = 'LANDED' "
+                        "and pruned_at = (select max(pruned_at) from {capture_prune})")  # fmt: skip
+    assert [row[0] for row in logged] == [len(landed_before) - len(kept)]
+    # The log's bounds, which the restart decision checks warm restart points against, stay
+    # those of everything landed: pruned landed records are still judged ones.
+    positions = [row["log_position"].upper() for row in landed_before]
+    [bounds] = spark.sql(f"select * from {relation_name('int_log_bounds')}").collect()
+    assert (bounds["log_oldest_position"], bounds["log_end_position"]) == (min(positions), max(positions))
     # The CCDs keep the changes of the UOWs pruned: their data tests still pass (dbt's
-    # relationships test to uow failed here, and would have stopped a session's next build).
-    uow_tests = dbt.invoke(["test", "--select", "test_name:lakerep_commit_in_uow"], check=False, quiet=True)
+    # relationships test to uow failed here, and would have stopped a session's next build);
+    # so does validation's, which counts the landed records the prune left.
+    uow_tests = dbt.invoke(
+        [
+            "test",
+            "--select",
+            "test_name:lakerep_commit_in_uow",
+            "assert_validation_keeps_every_landed_record",
+        ],
+        check=False,
+        quiet=True,
+    )
     assert uow_tests.exit_code == dbt.EXIT_OK and uow_tests.result.results, [
         (result.node.name, str(result.status)) for result in uow_tests.result.results
     ]
@@ -274,7 +321,6 @@ def test_pruning_deletes_exactly_the_rows_no_member_needs(spark, workload):
         name for name, (files, _) in tables_before.items() if files >= 3 and name not in PRUNED | REPLACED
     }  # fmt: skip
     assert compacted >= {
-        "lakerep_raw.source_log",
         "lakerep_control.capture_cycles",
         "lakerep_apply.apply_cycles",
     }
@@ -282,6 +328,17 @@ def test_pruning_deletes_exactly_the_rows_no_member_needs(spark, workload):
         assert tables_after[name] == (1, tables_before[name][1] + 1), name
     for name in set(tables_before) - compacted - PRUNED:
         assert tables_after[name] == tables_before[name], name
+    assert tables_after["lakerep_raw.source_log"][0] == 1  # its delete, then its compaction
+
+    # Records delivered again after their landed copies were pruned have landed before: a
+    # canonical file of them lands nothing, and is no error.
+    pruned = [row for row in landed_before if row not in kept]
+    again = tmp_path / "delivered-again.jsonl"
+    again.write_text("".join(json.dumps({k: v for k, v in row.items() if k != "landing_batch"}) + "\n"
+                             for row in pruned[:50]), encoding="utf-8")  # fmt: skip
+    result = CliRunner().invoke(cli.main, ["land", "--format", "canonical", str(again)])
+    assert result.exit_code == 0, result.output
+    assert "landed nothing: every one of the log records had landed before" in result.output
 
 
 def test_members_behind_retention_limit_are_refreshed_or_stopped_by_a_gap(spark, workload):
@@ -451,5 +508,6 @@ def test_a_plain_dbt_run_prunes_when_the_lakes_prune_is_due(spark, workload):
                         "where pruned_at = (select max(pruned_at) from {capture_prune})")  # fmt: skip
     assert {(row[0], row[1], row[2]) for row in logged} == {
         ("UOW", None, None),
+        ("LANDED", None, None),
         *{("CD", *member.source.split(".")) for member in MEMBERS.values()},
     }
