@@ -249,7 +249,11 @@ def test_a_pruned_log_turns_warm_cold_and_warmns_refuses(spark, workload):
     restart_points = state(spark)
     prune_below = rows(spark, f"select max(log_position) as p from {landing.SOURCE_LOG_TABLE}")[0]["p"]
     assert min(restart1 for restart1, _ in restart_points.values()) < prune_below
+    # The log is gone below that point: its landed records and their judged copies (the log's
+    # bounds are of both, int_log_bounds).
     spark.sql(f"delete from {landing.SOURCE_LOG_TABLE} where log_position < '{prune_below}'")
+    judged = relation_name("int_log_records_judged")
+    spark.sql(f"delete from {judged} where normalized_position < upper('{prune_below}')")
     cycles_before = len(rows(spark, "select distinct cycle_number from {capture_cycles}"))
 
     with pytest.raises(StartRefused, match="no longer in the source log") as refused:
