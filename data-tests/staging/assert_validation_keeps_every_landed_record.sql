@@ -14,24 +14,11 @@
 
 with
 
-pruned_through as (
-    {%- if prunes is not none %}
-        select max(prunes.prune_limit) as prune_limit
-        from {{ prunes }} as prunes
-        where prunes.pruned_kind = 'LANDED'
-    {%- else %}
-        select cast(null as string) as prune_limit
-    {%- endif %}
-),
-
 pruned_uows as (
-    select distinct judged.uow_id
-    from {{ ref('int_log_records_judged') }} as judged
-    inner join pruned_through
-        on judged.normalized_position <= pruned_through.prune_limit
-    where
-        judged.record_type in ('C', 'R')
-        and judged.quarantine_reason is null
+    {{ lakerep_uows_ended_through(
+        'null' if prunes is none else
+        '(select max(prune_limit) from ' ~ prunes ~ " where pruned_kind = 'LANDED')"
+    ) }}
 ),
 
 landed_records as (

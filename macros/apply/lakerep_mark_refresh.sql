@@ -41,14 +41,10 @@
     {%- set start = start_position | upper if start_position is not none else none -%}
     {%- set end = end_position | upper if end_position is not none else none -%}
     {%- if kind != 'refresh' -%}
-        {#- The landed log's, and the judged records' too: a prune deletes landed records (never
-            their judged copies, and never the highest landing batch's). -#}
-        {%- set judged = load_relation(ref('int_log_records_judged')) -%}
         {%- set log_end = run_query(
-            'select max(position) as log_end from (select ' ~ lakerep_normalize_position('log_position')
-            ~ ' as position from ' ~ source('lakerep_raw', 'source_log')
-            ~ (' union all select normalized_position from ' ~ judged if judged is not none else '')
-            ~ ') where ' ~ lakerep_is_position('position')
+            'select max(position) as log_end from (' ~ lakerep_landed_positions(
+                source('lakerep_raw', 'source_log'), load_relation(ref('int_log_records_judged'))
+            ) ~ ')'
         ).rows[0].log_end -%}
         {%- if log_end is none and kind in ['unload_start', 'unload_end'] -%}
             {{ exceptions.raise_compiler_error(who ~ ' rejected: the source log is empty, it has no end yet') }}

@@ -164,15 +164,7 @@
     {%- if batches.highest is none or batches.captured is none -%}
         {{ return({'step': step, 'delete_sql': none}) }}
     {%- endif -%}
-    {%- set ended -%}
-        select distinct uow_id
-        from {{ ref('int_log_records_judged') }}
-        where
-            record_type in ('C', 'R')
-            and quarantine_reason is null
-            and uow_id is not null
-            and normalized_position <= {{ lakerep_string_literal(uow_limit) }}
-    {%- endset -%}
+    {%- set ended = lakerep_uows_ended_through(lakerep_string_literal(uow_limit)) -%}
     {%- set kept_batches = 'landing_batch <= ' ~ batches.captured ~ ' and landing_batch < ' ~ batches.highest -%}
     {%- set count = run_query(
         'select count(*) as rows_deleted from ' ~ landed_log ~ ' as landed left semi join (' ~ ended

@@ -12,16 +12,10 @@
 with
 
 log_positions as (
-    select {{ lakerep_normalize_position('log_position') }} as log_position
-    from {{ ref('stg_lakerep_raw__source_log') }}
-    union all
-    select normalized_position as log_position
-    from {{ ref('int_log_records_judged') }}
-    where quarantine_reason is null
+    {{ lakerep_landed_positions(ref('stg_lakerep_raw__source_log'), ref('int_log_records_judged')) }}
 )
 
 select
-    min(log_position) as log_oldest_position,
-    max(log_position) as log_end_position
+    min(position) as log_oldest_position,
+    max(position) as log_end_position
 from log_positions
-where {{ lakerep_is_position('log_position') }}
