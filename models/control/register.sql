@@ -43,6 +43,7 @@ registrations as (
 
 global_state as (
     select
+        cycle_number,
         synchpoint,
         synchtime
     from latest
@@ -88,12 +89,13 @@ source_rows as (
         '0' as CONFLICT_LEVEL,
         registrations.partition_keys_chg as PARTITION_KEYS_CHG
     from registrations
-    cross join global_state
     inner join latest
         on
             latest.record_kind = 'source'
             and registrations.source_owner = latest.source_owner
             and registrations.source_table = latest.source_table
+    -- Joined by its cycle, not crossed: the cycle row is one row, which a plan cannot know.
+    inner join global_state on latest.cycle_number = global_state.cycle_number
     left join raised_by_prunes
         on
             registrations.source_owner = raised_by_prunes.source_owner

@@ -104,20 +104,83 @@ log_records as (
     from {{ ref('int_log_records_valid') }}
 ),
 
+restart_points as (
+    -- The restart points a warm start reads from, ascending, as one row: the log is never joined
+    -- with the sources by position, which would cost its records times the registered tables.
+    select array_sort(collect_set(restart1)) as points
+    from decided
+    where start_type in ('warm', 'warmns') and not cold_start
+),
+
+log_by_point as (
+    -- Each record lies between two neighbouring restart points: bucket b holds those at or after
+    -- the b-th point and before the next (0: before every point).
+    select
+        log_records.log_position,
+        log_records.log_timestamp,
+        size(filter(restart_points.points, point -> point <= log_records.log_position)) as bucket
+    from log_records
+    cross join restart_points
+),
+
+first_per_bucket as (
+    select
+        bucket,
+        min_by(log_timestamp, log_position) as first_time
+    from log_by_point
+    where bucket > 0
+    group by bucket
+),
+
+point_times as (
+    -- A point's first record is its own bucket's, else that of the next bucket holding one.
+    select
+        points.restart1,
+        first(first_per_bucket.first_time, true) over (
+            order by points.point_index rows between current row and unbounded following
+        ) as restart_time
+    from (select posexplode(points) as (point_index, restart1) from restart_points) as points
+    left join first_per_bucket on points.point_index + 1 = first_per_bucket.bucket
+),
+
 restart_times as (
     -- Source time of the first record at or after each restart point, for LAG_LIMIT.
     select
         decided.source_owner,
         decided.source_table,
-        min_by(log_records.log_timestamp, log_records.log_position) as restart_time
+        point_times.restart_time
     from decided
-    inner join log_records on decided.restart1 <= log_records.log_position
+    inner join point_times on decided.restart1 = point_times.restart1
     where decided.start_type in ('warm', 'warmns') and not decided.cold_start
-    group by decided.source_owner, decided.source_table
 ),
 
 log_end as (
     select max(log_timestamp) as log_end_time from log_records
+),
+
+skip_windows as (
+    -- One row: the pairs with RESTART1 after RESTART2 that a token file or override supplied.
+    select
+        collect_list(named_struct(
+            'source_owner', source_owner, 'source_table', source_table, 'restart1', restart1, 'restart2', restart2
+        )) as windows
+    from decided
+    where
+        restart1 > restart2
+        and restart_rule in ('explicit override', 'special override', 'oldest supplied')
+),
+
+commits_in_windows as (
+    select
+        commits.uow_id,
+        commits.log_position,
+        explode(filter(
+            skip_windows.windows,
+            pair -> pair.restart2 < commits.log_position and pair.restart1 > commits.log_position
+        )) as pair
+    from {{ ref('int_log_records_valid') }} as commits
+    cross join skip_windows
+    where commits.record_type = 'C'
 ),
 
 skipped_uows as (
@@ -125,24 +188,18 @@ skipped_uows as (
     -- was in flight) is refused when a UOW that changed the source commits between the two:
     -- reading from RESTART1 would never see it, and RESTART2 does not say it was processed.
     select
-        decided.source_owner,
-        decided.source_table,
+        commits.pair.source_owner,
+        commits.pair.source_table,
         count(distinct commits.uow_id) as uows,
         min(commits.log_position) as first_commit
-    from decided
-    inner join {{ ref('int_log_records_valid') }} as commits
-        on decided.restart2 < commits.log_position and decided.restart1 > commits.log_position
+    from commits_in_windows as commits
     inner join {{ ref('int_log_records_valid') }} as changes
         on
             commits.uow_id = changes.uow_id
-            and decided.source_owner = changes.source_owner
-            and decided.source_table = changes.source_table
+            and commits.pair.source_owner = changes.source_owner
+            and commits.pair.source_table = changes.source_table
             and changes.record_type in ('I', 'U', 'D')
-    where
-        decided.restart1 > decided.restart2
-        and decided.restart_rule in ('explicit override', 'special override', 'oldest supplied')
-        and commits.record_type = 'C'
-    group by decided.source_owner, decided.source_table
+    group by commits.pair.source_owner, commits.pair.source_table
 ),
 
 lagged as (
