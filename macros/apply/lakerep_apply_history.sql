@@ -17,23 +17,29 @@
         'facts': none,
     } -%}
     {%- if execute -%}
+        {#- A branch of a union per table, not a scalar subquery each: Spark runs a subquery as
+            jobs of its own (lakerep_cycle_facts_sql). -#}
         {%- set highest = [] -%}
-        {%- for relation, column in [(ref('capture_cycles'), 'cycle_number'), (history.committed, 'apply_cycle'),
-            (history.changes, 'apply_cycle')] -%}
+        {%- for name, relation, column in [('capture_cycle', ref('capture_cycles'), 'cycle_number'),
+            ('committed_cycle', history.committed, 'apply_cycle'), ('changes_cycle', history.changes, 'apply_cycle')] -%}
             {%- do highest.append(
-                '(select max(' ~ column ~ ') from ' ~ relation ~ ')' if relation is not none else 'cast(null as bigint)'
+                'select ' ~ lakerep_string_literal(name) ~ ' as fact, '
+                ~ ('max(' ~ column ~ ') as value from ' ~ relation if relation is not none else 'cast(null as bigint) as value')
             ) -%}
         {%- endfor -%}
-        {%- set numbers = run_query('select ' ~ highest | join(', ')).rows[0] -%}
+        {%- set numbers = {} -%}
+        {%- for row in run_query(highest | join(' union all ')).rows -%}
+            {%- do numbers.update({row.fact: row.value}) -%}
+        {%- endfor -%}
         {%- set register = run_query(
             'select GLOBAL_RECORD as global_record, SOURCE_OWNER as source_owner, SOURCE_TABLE as source_table, '
             ~ 'SYNCHPOINT as synchpoint, cast(SYNCHTIME as string) as synchtime, '
             ~ 'CD_OLD_SYNCHPOINT as cd_old_synchpoint, CD_NEW_SYNCHPOINT as cd_new_synchpoint from ' ~ ref('register')
         ).rows -%}
         {%- do history.update({'facts': {
-            'capture_cycle': numbers[0],
-            'committed_cycle': numbers[1],
-            'changes_cycle': numbers[2],
+            'capture_cycle': numbers.capture_cycle,
+            'committed_cycle': numbers.committed_cycle,
+            'changes_cycle': numbers.changes_cycle,
             'register': register,
         }}) -%}
     {%- endif -%}

@@ -9,7 +9,11 @@
 {% macro lakerep_cycle_opener() %}
     {%- set memo = graph.setdefault('lakerep_cycle_opener', {}) -%}
     {%- if memo.get('invocation_id') != invocation_id -%}
-        {%- set facts = _lakerep_row_as_dict(run_query(lakerep_cycle_facts_sql()).rows[0]) -%}
+        {%- set facts = {} -%}
+        {%- for row in run_query(lakerep_cycle_facts_sql()).rows -%}
+            {%- do facts.update({row.fact: row.value}) -%}
+            {%- do facts.update({row.second_fact: row.second_value} if row.second_fact else {}) -%}
+        {%- endfor -%}
         {%- set opener = _lakerep_row_as_dict(run_query(lakerep_cycle_opener_sql(facts)).rows[0]) -%}
         {%- do opener.update({'facts': facts}) -%}
         {%- do memo.update({'invocation_id': invocation_id, 'row': opener}) -%}
