@@ -2,8 +2,8 @@
 #   make demo   installs everything, generates a workload and runs the pipeline on embedded Spark
 #   make test   installs everything and runs the tests (all but make scenarios and make cluster)
 #               and the linters
-# plus `make bench SIZE=... CYCLE=... TABLES=...` for figures (history of SIZE log records, a cycle of
-# CYCLE, a cycle with TABLES registered), `make bench-transaction ROWS=...` (one transaction of ROWS
+# plus `make bench SIZE=... CYCLE=... TABLES=... REFRESH=...` for figures (history of SIZE log records,
+# a cycle of CYCLE, a cycle with TABLES registered, a member refreshed from REFRESH rows), `make bench-transaction ROWS=...` (one transaction of ROWS
 # rows landed from a PostgreSQL slot, with the peak memory),
 # `make scenarios` (the fixed crash scenarios), `make soak COUNT=...` (that many more) and
 # `make cluster` (the runner and plain dbt on a local Spark cluster).
@@ -21,6 +21,7 @@ SIZE ?= 100000
 CYCLE ?= 10000
 SEED ?= 42
 TABLES ?= 50
+REFRESH ?= 200000
 RECORDS ?= 20000
 COUNT ?= 200
 FIRST_SEED ?= 1001
@@ -86,7 +87,8 @@ soak: install
 	$(BIN)/lakerep scenarios --count $(COUNT) --first-seed $(FIRST_SEED)
 
 bench: install
-	$(BIN)/lakerep bench --records $(SIZE) --cycle-records $(CYCLE) --seed $(SEED) --tables $(TABLES)
+	$(BIN)/lakerep bench --records $(SIZE) --cycle-records $(CYCLE) --seed $(SEED) --tables $(TABLES) \
+		--refresh-rows $(REFRESH)
 
 bench-transaction: install
 	$(BIN)/python tests/sources/bench_one_big_transaction.py --rows $(ROWS)

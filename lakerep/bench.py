@@ -8,6 +8,8 @@ later cycles apply their changes as a production cycle does), `cycle` (one more 
 running session's next cycle with nothing landed: the runner's one query deciding there is nothing
 to do), `idle-dbt` (the same cycle run through dbt anyway, as a plain `dbt run` does),
 `data-tests` (every data test of the project once on that lake: what a cycle that tests adds),
+`refresh` (a member refreshed from a snapshot of `refresh_rows` rows by one cycle with its data
+tests, after the same at half the rows, then `lakerep diff` of it: lakerep.bench_refresh),
 then `wide` (`tables` registered tables with changes in five, in a copy of the project:
 lakerep.bench_wide; what each untouched table adds is measured against a copy that registers only
 the five). With `records` 0 the cycle runs on an empty history. Cycles are `dbt run`
@@ -126,7 +128,7 @@ def _cycle_lines(title: str, rows: int, land_seconds: float, cycle: CycleResult)
 
 
 def run_bench(
-    *, records: int, seed: int, batch_records: int, cycle_records: int, tables: int = 0
+    *, records: int, seed: int, batch_records: int, cycle_records: int, tables: int = 0, refresh_rows: int = 0
 ) -> Iterator[str]:
     started = time.perf_counter()
     lake_session()
@@ -201,6 +203,10 @@ def run_bench(
         if failed:
             yield f"  data tests FAILED: {failed}"
         cases.append(data_tests)
+        if refresh_rows and records:
+            from lakerep.bench_refresh import refresh_lines
+
+            refresh = list(refresh_lines(workload, refresh_rows, run_vars))
     if tables and cycle_records:
         yield from _wide_case(cases, tables=tables, seed=seed, cycle_records=cycle_records)
     python_peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
@@ -211,6 +217,8 @@ def run_bench(
     for figures in cases:
         yield figures.line()
     yield ratio_line(cases)
+    if refresh_rows and records:
+        yield from refresh
 
 
 def ratio_line(cases: list[CaseFigures]) -> str:

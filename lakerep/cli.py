@@ -528,9 +528,19 @@ def register(dsn: str, subscribe: str | None, only: bool, tables: tuple[str, ...
     show_default=True,
     help="Registered tables of the wide case (changes in 5 of them), in a copy of the project (0: none).",
 )
-def bench(records: int, cycle_records: int, seed: int, batch_records: int, tables: int) -> None:
-    """Measure: floor, a history, one more cycle, an idle cycle, a wide project; print figures,
-    one line per case."""
+@click.option(
+    "--refresh-rows",
+    type=click.IntRange(min=0),
+    default=200_000,
+    show_default=True,
+    help="Rows of the snapshot a member is refreshed from by one cycle with its data tests, after the "
+    "same at half of them, then diffed (0: none).",
+)
+def bench(
+    records: int, cycle_records: int, seed: int, batch_records: int, tables: int, refresh_rows: int
+) -> None:
+    """Measure: floor, a history, one more cycle, an idle cycle, a refresh, a wide project; print
+    figures, one line per case."""
     from lakerep.bench import run_bench
 
     with _user_errors():
@@ -540,6 +550,7 @@ def bench(records: int, cycle_records: int, seed: int, batch_records: int, table
             batch_records=batch_records,
             cycle_records=cycle_records,
             tables=tables,
+            refresh_rows=refresh_rows,
         ):
             click.echo(line)
 
