@@ -36,6 +36,12 @@
     {%- set highest_named = [facts.highest_decided or 0, facts.judged_log_cycle or 0,
         facts.judged_snapshot_cycle or 0] | map('int') | max -%}
     {%- set cycle_number = highest_named + 1 if highest_named > last_cycle + 1 else last_cycle + 1 -%}
+    {%- if highest_named < cycle_number -%}
+        {#- Nothing names the cycle (every cycle but one cut off after its first durable write):
+            no decision or judged row of it to read, and no scan of those tables. -#}
+        {%- set decisions = none -%}
+        {%- set judged = [] -%}
+    {%- endif -%}
     {%- set highest_landed = [-1, facts.landed_log if facts.landed_log is not none else -1,
         facts.landed_snapshot if facts.landed_snapshot is not none else -1,
         facts.landed_events if facts.landed_events is not none else -1] | map('int') | max -%}
