@@ -3,8 +3,9 @@
 #   make test   installs everything and runs the tests (all but make scenarios and make cluster)
 #               and the linters
 # plus `make bench SIZE=... CYCLE=... TABLES=... REFRESH=...` for figures (history of SIZE log records,
-# a cycle of CYCLE, a cycle with TABLES registered, a member refreshed from REFRESH rows), `make bench-transaction ROWS=...` (one transaction of ROWS
-# rows landed from a PostgreSQL slot, with the peak memory),
+# a cycle of CYCLE, a cycle with TABLES registered, a member refreshed from REFRESH rows),
+# `make bench-transaction ROWS=...` (one transaction of ROWS rows landed from a PostgreSQL slot, with
+# the peak memory),
 # `make scenarios` (the fixed crash scenarios), `make soak COUNT=...` (that many more) and
 # `make cluster` (the runner and plain dbt on a local Spark cluster).
 

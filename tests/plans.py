@@ -69,11 +69,13 @@ def executions_since(spark, execution_id: int) -> list[Execution]:
     already let one of them go (it keeps spark.sql.ui.retainedExecutions)."""
     executions = spark._jsparkSession.sharedState().statusStore().executionsList()
     found = []
-    for i in range(executions.size()):
+    # Newest last: read back from the end, so a drain after each dbt node reads only what is new.
+    for i in reversed(range(executions.size())):
         execution = executions.apply(i)
-        if execution.executionId() > execution_id:
-            plan = execution.physicalPlanDescription()
-            found.append(Execution(execution.executionId(), execution.description(), plan))
+        if execution.executionId() <= execution_id:
+            break
+        plan = execution.physicalPlanDescription()
+        found.append(Execution(execution.executionId(), execution.description(), plan))
     found.sort(key=lambda execution: execution.id)
     if found and found[0].id != execution_id + 1:
         missing = f"{execution_id + 1}..{found[0].id - 1}"

@@ -20,7 +20,7 @@ MACROS_THAT_MAY_NAME_SOURCES = {
     "macros/landing/lakerep_create_land_tables.sql",
     "macros/landing/lakerep_debezium_events_relation.sql",
     "macros/apply/lakerep_mark_refresh.sql",
-    "macros/capture/lakerep_cycle_facts_sql.sql",
+    "macros/capture/lakerep_cycle_facts.sql",
     "macros/apply/lakerep_prune_plan.sql",
 }
 

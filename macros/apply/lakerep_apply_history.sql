@@ -17,20 +17,11 @@
         'facts': none,
     } -%}
     {%- if execute -%}
-        {#- A branch of a union per table, not a scalar subquery each: Spark runs a subquery as
-            jobs of its own (lakerep_cycle_facts_sql). -#}
-        {%- set highest = [] -%}
-        {%- for name, relation, column in [('capture_cycle', ref('capture_cycles'), 'cycle_number'),
-            ('committed_cycle', history.committed, 'apply_cycle'), ('changes_cycle', history.changes, 'apply_cycle')] -%}
-            {%- do highest.append(
-                'select ' ~ lakerep_string_literal(name) ~ ' as fact, '
-                ~ ('max(' ~ column ~ ') as value from ' ~ relation if relation is not none else 'cast(null as bigint) as value')
-            ) -%}
-        {%- endfor -%}
-        {%- set numbers = {} -%}
-        {%- for row in run_query(highest | join(' union all ')).rows -%}
-            {%- do numbers.update({row.fact: row.value}) -%}
-        {%- endfor -%}
+        {%- set numbers = lakerep_highest_numbers([
+            (ref('capture_cycles'), [('capture_cycle', 'cycle_number')]),
+            (history.committed, [('committed_cycle', 'apply_cycle')]),
+            (history.changes, [('changes_cycle', 'apply_cycle')]),
+        ]) -%}
         {%- set register = run_query(
             'select GLOBAL_RECORD as global_record, SOURCE_OWNER as source_owner, SOURCE_TABLE as source_table, '
             ~ 'SYNCHPOINT as synchpoint, cast(SYNCHTIME as string) as synchtime, '

@@ -10,7 +10,7 @@
     first durable write says it began). A lake whose decisions or judged rows name cycles past
     that one lost its commit records: the cycle is then a new one after the highest named, so
     cycle numbers, which the idempotent appends' transaction versions are, only rise.
-    The numbers come as literals from lakerep_cycle_facts_sql (facts), so every table but the
+    The numbers come as literals from lakerep_cycle_facts (facts), so every table but the
     small restart_decisions (joined by run) is read with a filter Delta skips files by.
     Columns: cycle_number, last_cycle (0 before the first), after_batch (the last completed
     cycle's up_to_batch: the cycle reads the batches above it), highest_landed (the highest
@@ -20,7 +20,7 @@
     restart_decisions, this one), run_id, session_name, start_type (of the opener; this
     invocation's run's when it opens the cycle: lakerep_run()).
     Every relation is read by name: the models that ask run before some of them are written.
-    Argument: facts — the row of lakerep_cycle_facts_sql.
+    Argument: facts — lakerep_cycle_facts().
 -#}
 {% macro lakerep_cycle_opener_sql(facts) %}
     {%- set run = lakerep_run() -%}
