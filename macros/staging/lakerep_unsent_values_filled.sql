@@ -7,8 +7,10 @@
     and the unloads judged (int_snapshot_rows_judged, read by name: no ref, so the DAG keeps its
     order); lacks_values says which records lacked one; record_in_position, fill_key and
     fill_prior_key are the filling's own. A value is never taken from across a delete of the
-    key or a key update from or to it: an image before one is another row's (a key update's own
-    unsent value included). A value no earlier image holds stays unsent, and validation
+    key or a key update from or to it: an image before one is another row's. A key update's own
+    unsent value is its old key's row's (the row moved), and the changes after it at the new key
+    take it from there (one key update deep: a value carried through two key updates of one
+    judging stays unsent). A value no earlier image holds stays unsent, and validation
     quarantines the record. The lookups cost joins, so a judging without such a value
     (lakerep_log_judging: fills) has none: no record lacks one.
     Arguments: records — the name of the CTE; judging — lakerep_log_judging's (fills, held).
@@ -40,6 +42,9 @@ keyed as (
     from {{ records }}
 ),
 
+{#- A lacking record looks its value up at its row's key before the record: the old key, for a
+    key update (moved_from), before the marks it leaves at its own position. #}
+
 lacking as (
     select
         keyed.landing_batch,
@@ -47,11 +52,15 @@ lacking as (
         keyed.record_in_position,
         keyed.source_owner,
         keyed.source_table,
-        keyed.fill_key,
+        coalesce(moves.moved_from, keyed.fill_key) as fill_key,
+        moves.moved_from is not null as moves,
         keyed.normalized_position,
         lacked.name
     from keyed
     lateral view explode(map_keys(map_filter(sent_after_values, (name, value) -> value = {{ unsent }}))) lacked as name
+    lateral view outer explode(
+        case when keyed.fill_prior_key != keyed.fill_key then array(keyed.fill_prior_key) end
+    ) moves as moved_from
     where keyed.lacks_values and keyed.fill_key is not null
 ),
 
@@ -66,7 +75,9 @@ lacking_columns as (
 
 {#- Every image of a lacking row's key, and where the row's history at that key begins again
     (starts_over: a delete, the old key of a key update, and a key update's new key, whose earlier
-    images were of another row): a value is never taken from across such a point. #}
+    images were of another row): a value is never taken from across such a point. A key update's
+    image at its new key names the update (moved_by): a value it did not send is the one its
+    lookup at the old key finds. #}
 row_images as (
     select
         source_owner,
@@ -75,7 +86,13 @@ row_images as (
         normalized_position as position,
         1 as source_order,
         case when record_type != 'D' then sent_after_values end as image_values,
-        record_type = 'D' or fill_prior_key != fill_key as starts_over
+        record_type = 'D' or fill_prior_key != fill_key as starts_over,
+        case
+            when fill_prior_key != fill_key
+                then named_struct(
+                    'landing_batch', landing_batch, 'log_position', log_position, 'record_in_position', record_in_position
+                )
+        end as moved_by
     from keyed
     where record_type in ('I', 'U', 'D')
     union all
@@ -86,7 +103,8 @@ row_images as (
         normalized_position,
         1,
         null,
-        true
+        true,
+        null
     from keyed
     where record_type = 'U' and fill_prior_key != fill_key
     {%- if judging.held %}
@@ -98,7 +116,8 @@ row_images as (
             normalized_position,
             1,
             case when record_type != 'D' and key = row_key then {{ lakerep_image_values('after_image') }} end,
-            record_type = 'D' or key != row_key or prior_key != row_key
+            record_type = 'D' or key != row_key or prior_key != row_key,
+            null
         from {{ this }}
         lateral view explode(array_distinct(array(row_key, coalesce(prior_key, row_key)))) keys as key
         where
@@ -114,7 +133,8 @@ row_images as (
             {{ lakerep_normalize_position('unload_end_position') }},
             0,
             {{ lakerep_image_values('row_image') }},
-            false
+            false,
+            null
         from {{ unloads }}
         where quarantine_reason is null and row_key in (select lacking_columns.fill_key from lacking_columns)
     {%- endif %}
@@ -131,8 +151,14 @@ carried as (
         case
             when coalesce(not row_images.image_values[lacking_columns.name] <=> {{ unsent }}
                 and map_contains_key(row_images.image_values, lacking_columns.name), false)
-                then named_struct('value', row_images.image_values[lacking_columns.name], 'known', true)
-            else named_struct('value', cast(null as string), 'known', false)
+                then named_struct(
+                    'value', row_images.image_values[lacking_columns.name], 'known', true, 'moved_by', null
+                )
+            else named_struct(
+                'value', cast(null as string),
+                'known', false,
+                'moved_by', if(row_images.image_values[lacking_columns.name] <=> {{ unsent }}, row_images.moved_by, null)
+            )
         end as carried_value
     from row_images
     inner join lacking_columns
@@ -146,7 +172,8 @@ carried as (
             and not row_images.image_values[lacking_columns.name] <=> {{ unsent }}, false)
 ),
 
-{#- Each value not sent takes the last value carried before it, of its row and column. #}
+{#- Each value not sent takes the last value carried before it, of its row and column: a key
+    update's lookup at its old key comes before the update's own mark there (lookup_order). #}
 found as (
     select
         landing_batch,
@@ -155,7 +182,7 @@ found as (
         name,
         last(carried_value, true) over (
             partition by source_owner, source_table, fill_key, name
-            order by position, source_order, is_lacking
+            order by position, source_order, lookup_order
             rows between unbounded preceding and current row
         ) as last_carried,
         is_lacking
@@ -167,6 +194,7 @@ found as (
             name,
             position,
             source_order,
+            0 as lookup_order,
             0 as is_lacking,
             carried_value,
             cast(null as bigint) as landing_batch,
@@ -181,6 +209,7 @@ found as (
             name,
             normalized_position,
             1,
+            if(moves, -1, 1),
             1,
             null,
             landing_batch,
@@ -190,14 +219,33 @@ found as (
     )
 ),
 
+{#- A value carried by a key update's mark is the one that update's lookup found. #}
+resolved as (
+    select
+        found.landing_batch,
+        found.log_position,
+        found.record_in_position,
+        found.name,
+        case when found.last_carried.known then found.last_carried else moved.last_carried end as last_carried
+    from found
+    left join found as moved
+        on
+            moved.is_lacking = 1
+            and moved.landing_batch = found.last_carried.moved_by.landing_batch
+            and moved.log_position = found.last_carried.moved_by.log_position
+            and moved.record_in_position = found.last_carried.moved_by.record_in_position
+            and moved.name = found.name
+    where found.is_lacking = 1
+),
+
 last_images as (
     select
         landing_batch,
         log_position,
         record_in_position,
         map_from_entries(collect_list(struct(name, last_carried.value))) as last_values
-    from found
-    where is_lacking = 1 and last_carried.known
+    from resolved
+    where last_carried.known
     group by landing_batch, log_position, record_in_position
 )
 

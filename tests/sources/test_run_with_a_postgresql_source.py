@@ -213,7 +213,7 @@ def test_values_spark_cannot_hold_replicate_by_the_declared_mapping(spark, serve
 def test_an_update_that_leaves_a_toasted_value_unchanged_keeps_it(spark, server):
     # The server does not send the unchanged value (default replica identity): staging fills it
     # from the row's last image, of the same read (insert, then two updates in one transaction)
-    # or of an earlier cycle.
+    # or of an earlier cycle, and through a key update from the old key's row (the row moved).
     email = "".join(f"{n:08x}" for n in range(4000))  # incompressible: stored out of line
     execute(server, [
         f"""insert into "SALES"."CUSTOMERS" values ('C30', 'a', '{email}', 1, null, null)""",
@@ -224,11 +224,16 @@ def test_an_update_that_leaves_a_toasted_value_unchanged_keeps_it(spark, server)
     run_session(SessionStart("pg", once=True, dbt_command="run", source=source))
     execute(server, ["""update "SALES"."CUSTOMERS" set name = 'c' where customer_id = 'C30'"""])
     run_session(SessionStart("pg", once=True, dbt_command="run", source=source))
+    execute(server, [
+        """update "SALES"."CUSTOMERS" set customer_id = 'C31' where customer_id = 'C30'""",
+        """update "SALES"."CUSTOMERS" set name = 'd' where customer_id = 'C31'""",
+    ])  # fmt: skip
+    run_session(SessionStart("pg", once=True, dbt_command="run", source=source))
     customers = "customer_id, name, email"  # a NaN credit limit is null in the lake (declared)
     assert lake_table(spark, "customers_copy", customers) == server_table(
         server, '"SALES"."CUSTOMERS"', customers
     )
-    assert ("C30", "c", email, 2) in lake_table(spark, "customers_copy", customers + ", credit_limit")
+    assert ("C31", "d", email, 2) in lake_table(spark, "customers_copy", customers + ", credit_limit")
     judged = relation_name("int_log_records_judged")
     unsent = spark.sql(f"select count(*) from {judged} where after_image like '%unavailable%'").first()[0]
     assert unsent == 0  # the valid records carry the value

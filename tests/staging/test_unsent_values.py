@@ -2,8 +2,9 @@
 PostgreSQL's default replica identity, written as Debezium's placeholder): validation fills each
 from the row's last image the lake holds, whichever holds it: an unload, a record judged in an
 earlier cycle, an earlier record of the same judging (updates in a chain), never across a delete
-or a key update (another row's image). A value no image holds quarantines its record, and its
-transaction is held back whole."""
+or a key update (another row's image). A key update's own value comes from its old key's row
+(the row moved), and the updates after it take it from there. A value no image holds
+quarantines its record, and its transaction is held back whole."""
 
 from __future__ import annotations
 
@@ -85,6 +86,11 @@ def judged(spark):
         change(0x520, 0x500, "I", customer("C6", email="inserted again")),
         change(0x530, 0x500, "U", customer("C6", name="b", email=UNSENT_VALUE)),
         change(0x540, 0x500, "C"),
+        change(0x600, 0x600, "I", customer("C9", email="of the row before its key update")),
+        change(0x610, 0x600, "C"),
+        change(0x700, 0x700, "U", customer("C10", email=UNSENT_VALUE), before=customer_key("C9")),
+        change(0x710, 0x700, "U", customer("C10", name="b", email=UNSENT_VALUE)),
+        change(0x720, 0x700, "C"),
     ])  # fmt: skip
     dbt.invoke(STAGING, quiet=True)
     rows = spark.sql(
@@ -102,6 +108,8 @@ def judged(spark):
         (0x220, "from an earlier cycle"),  # through the update before it, which did not send it either
         (0x240, "inserted now"),
         (0x530, "inserted again"),  # its last image, not that of the row deleted before
+        (0x700, "of the row before its key update"),  # the row moved from C9 to C10
+        (0x710, "of the row before its key update"),  # after the move, at C10
     ],
 )
 def test_a_value_not_sent_comes_from_the_rows_last_image(judged, n, email):
