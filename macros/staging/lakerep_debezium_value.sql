@@ -36,7 +36,11 @@
 {%- endmacro %}
 
 
-{#- A time of day (microseconds since midnight) as PostgreSQL writes it. -#}
+{#- A time of day (microseconds since midnight) as PostgreSQL writes it: midnight at the end of
+    a day, which PostgreSQL's time holds, is 24:00:00 (a timestamp would make it 00:00:00). -#}
 {% macro _lakerep_debezium_time_of_day(microseconds) -%}
-    regexp_replace(date_format(timestamp_micros({{ microseconds }}), 'HH:mm:ss.SSSSSS'), '\\.?0+$', '')
+    case
+        when {{ microseconds }} = 86400000000 then '24:00:00'
+        else regexp_replace(date_format(timestamp_micros({{ microseconds }}), 'HH:mm:ss.SSSSSS'), '\\.?0+$', '')
+    end
 {%- endmacro %}

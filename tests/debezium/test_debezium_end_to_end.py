@@ -303,6 +303,32 @@ def test_a_date_as_debezium_writes_it_lands_as_that_date(spark, landed, tmp_path
     assert created_on == date(1970, 1, 1) + timedelta(days=DAYS)
 
 
+MIDNIGHT_AT_THE_END = 86_400_000_000  # time '24:00:00' as io.debezium.time.MicroTime writes it
+T10 = Transaction(568, 0x16E0C000, 0x16E0C090, 13, [
+    Change("insert", 0x16E0C028, after=row("C11", MIDNIGHT_AT_THE_END, None, "1.00")),
+    Change("insert", 0x16E0C030, after=row("C12", 45_296_789_000, None, "1.00")),
+])  # fmt: skip
+
+
+def wrapped_with_a_time(event: str, column: str) -> str:
+    """A change event wrapped by JsonConverter, whose schema says column is a MicroTime."""
+    after = {"field": "after", "fields": [{"field": column, "type": "int64", "name": "io.debezium.time.MicroTime"}]}
+    return json.dumps({"schema": {"type": "struct", "fields": [after]}, "payload": json.loads(event)})
+
+
+def test_a_time_as_debezium_writes_it_lands_as_postgresql_writes_it(spark, landed, tmp_path):
+    """PostgreSQL's time holds 24:00:00, the end of a day: as a time of day it is not midnight."""
+    events = tmp_path / "t10.jsonl"
+    lines = [wrapped_with_a_time(e, "name") if '"op"' in e else e for e in transaction_events(T10)]
+    events.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    assert CliRunner().invoke(main, ["land", "--format", "debezium", str(events)]).exit_code == 0
+    dbt.invoke(["run"], quiet=True)
+    names = spark.sql(
+        f"select customer_id, name from {relation_name('customers_copy')} where customer_id in ('C11', 'C12')"
+    ).collect()
+    assert sorted(map(tuple, names)) == [("C11", "24:00:00"), ("C12", "12:34:56.789")]
+
+
 def test_canonical_files_land_in_the_source_log_and_a_bad_column_is_refused(spark, landed, tmp_path):
     commit = {"log_position": "7FFFFFFFFFFFFFFF0000", "uow_id": "7FFFFFFFFFFFFFFF0000", "record_type": "C",
               "log_timestamp": "2026-01-02 00:00:00", "auth_token": "900"}  # fmt: skip
@@ -319,8 +345,9 @@ def test_canonical_files_land_in_the_source_log_and_a_bad_column_is_refused(spar
     landed_log = spark.sql(
         "select log_position, record_type, auth_token, landing_batch from lakerep_raw.source_log"
     ).collect()
-    # after the Debezium batches: the two landed ones, the one of events delivered again, T8's two, T9's
-    assert [tuple(r) for r in landed_log] == [("7FFFFFFFFFFFFFFF0000", "C", "900", landed["batches"][1] + 5)]
+    # after the Debezium batches: the two landed ones, the one of events delivered again, T8's two, T9's,
+    # T10's
+    assert [tuple(r) for r in landed_log] == [("7FFFFFFFFFFFFFFF0000", "C", "900", landed["batches"][1] + 6)]
     files = spark.sql("select file_name, file_format, line_count from lakerep_raw.landed_files").collect()
     assert sorted(map(tuple, files)) == [
         ("dbserver1-1-copy.jsonl", "debezium", 24),
@@ -328,6 +355,7 @@ def test_canonical_files_land_in_the_source_log_and_a_bad_column_is_refused(spar
         ("dbserver1-2.jsonl", "debezium", 6),
         ("dbserver1-2.jsonl", "debezium", 10),
         ("empty-transaction.jsonl", "canonical", 1),
+        ("t10.jsonl", "debezium", 4),
         ("t8-changes.jsonl", "debezium", 2),
         ("t8-end.jsonl", "debezium", 1),
         ("t9.jsonl", "debezium", 3),
