@@ -40,10 +40,10 @@ def land_log_records(spark, records: Iterable[dict], new_only_by: tuple[str, ...
 
 
 def pruned_landed_through(spark) -> str | None:
-    """The highest limit below which a prune deleted landed log records (capture_prune's LANDED
-    rows), or None: a record of a UOW ended at or below it had landed, and every member had
-    applied it, so one delivered again is not new (a source never writes below what it has
-    delivered)."""
+    """The highest limit below which a prune deleted landed log records and Debezium events
+    (capture_prune's LANDED rows), or None: a record of a UOW ended at or below it had landed,
+    and every member had applied it, so one delivered again is not new (a source never writes
+    below what it has delivered)."""
     from lakerep.summary import relation_name
 
     prunes = relation_name("capture_prune")
@@ -77,8 +77,13 @@ def land_debezium_events(
     spark, events: Iterable[dict], batch: int | None = None, new_only_by: tuple[str, ...] = ()
 ) -> tuple[int, int]:
     """Append Debezium events (event_value, landed_file, landed_line) as one landing batch, or
-    into `batch` when a call lands several tables in one batch. With new_only_by, see _land."""
-    return _land(spark, DEBEZIUM_EVENTS_TABLE, events, batch, new_only_by)
+    into `batch` when a call lands several tables in one batch. With new_only_by, see _land; an
+    event of a transaction ended at or below the landed log's prune horizon has landed too
+    (pruned_landed_through)."""
+    return _land(
+        spark, DEBEZIUM_EVENTS_TABLE, events, batch, new_only_by,
+        held_through=pruned_landed_through(spark) if new_only_by else None,
+    )  # fmt: skip
 
 
 def land_file_records(spark, files: Iterable[dict], batch: int) -> tuple[int, int]:
@@ -115,7 +120,8 @@ def _land(
         if new_only_by:
             frame = _not_held(spark, table, frame.dropDuplicates(list(new_only_by)), new_only_by)
         if held_through is not None:
-            frame = _not_pruned(spark, frame, held_through)
+            not_pruned = _events_not_pruned if table == DEBEZIUM_EVENTS_TABLE else _not_pruned
+            frame = not_pruned(spark, frame, held_through)
         (
             frame.withColumn("landing_batch", F.lit(batch).cast("bigint"))
             .withColumn("landed_at", F.lit(landed_at).cast("timestamp"))
@@ -162,6 +168,44 @@ def _not_pruned(spark, frame, held_through: str):
     ).select("uow_id")  # fmt: skip
     same_uow = col("new.uow_id") == col("ended.uow_id")
     return frame.alias("new").join(ended.alias("ended"), same_uow, "left_anti")
+
+
+def _events_not_pruned(spark, frame, held_through: str):
+    """The frame's Debezium events but those of transactions whose commit the lake judged at
+    or below `held_through` (their landed events are pruned; the judged records stay). An
+    event names its transaction id (a change: source.txId; BEGIN and END: the id before the
+    colon) and a position at or below its commit: a change its WAL record's, BEGIN and END the
+    position before their LSN, which is the commit's for an END (its uow_id). Its commit is the
+    first of that id at or above that position: an id comes round again after wraparound."""
+    from pyspark.sql.functions import coalesce, col, concat, get_json_object, hex, lit, lpad, split_part
+
+    from lakerep.summary import relation_name
+
+    def field(path: str):  # with or without JsonConverter's schema/payload wrapper
+        value = col("event_value")
+        return coalesce(get_json_object(value, f"$.payload.{path}"), get_json_object(value, f"$.{path}"))
+
+    def position(lsn):
+        return concat(lpad(hex(lsn), 16, "0"), lit("0000"))
+
+    id_lsn = split_part(field("id"), lit(":"), lit(2)).cast("bigint")
+    named = frame.withColumns({
+        "event_tx": coalesce(field("source.txId"), split_part(field("id"), lit(":"), lit(1))),
+        "event_position": coalesce(
+            position(field("source.lsn").cast("bigint")), position(id_lsn - 1)
+        ),
+        "is_snapshot_read": coalesce(field("op") == lit("r"), lit(False)),
+    })  # fmt: skip
+    commits = spark.table(relation_name("int_log_records_judged")).where(
+        (col("record_type") == "C") & col("quarantine_reason").isNull()
+        & (col("normalized_position") <= held_through)
+    ).select(col("auth_token").alias("tx"), col("normalized_position").alias("commit_position"))  # fmt: skip
+    pruned = (
+        (col("new.event_tx") == col("commit.tx"))
+        & (col("new.event_position") <= col("commit.commit_position"))
+        & ~col("new.is_snapshot_read")
+    )
+    return named.alias("new").join(commits.alias("commit"), pruned, "left_anti").select(*frame.columns)
 
 
 def is_remote(spark) -> bool:

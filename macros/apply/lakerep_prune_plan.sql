@@ -16,8 +16,14 @@
       rows' limit go too, once a completed capture cycle has read their landing batch: every
       model reads the judged copy of a record (int_log_records_judged), which stays. The
       table's highest landing batch stays, whatever it holds: the next batch number is one
-      above it (lakerep.landing.next_landing_batch). landing_delete_sql is that statement, and
-      the step is logged as pruned_kind LANDED.
+      above it (lakerep.landing.next_landing_batch). So do the Debezium events
+      (lakerep_raw.debezium_events) of those UOWs, by the same rule: their change and END events,
+      and their BEGIN events (no record comes from one: its transaction's is the first commit of
+      its id at or after it, as lakerep.landing._events_not_pruned finds it on a redelivery);
+      not the snapshot reads, which stay as the source snapshots do, nor the one tombstone the
+      events' dedupe keeps.
+      landing_delete_sqls are those statements, and the step is logged as pruned_kind LANDED
+      with the rows of both tables.
     - CD_OLD_SYNCHPOINT rises to what is pruned (cd_old_synchpoint): capture_prune logs it before
       any row goes, and the register view shows it, so a member left behind sees its gap and a
       prune cut off in between leaves a gap to refresh, never a hole a member would read through.
@@ -28,7 +34,7 @@
 -#}
 {% macro lakerep_prune_plan() %}
     {%- if not (execute and lakerep_cycle_prunes()) -%}
-        {{ return({'steps': [], 'delete_sql': none, 'landing_delete_sql': none}) }}
+        {{ return({'steps': [], 'delete_sql': none, 'landing_delete_sqls': []}) }}
     {%- endif -%}
     {%- set memo = graph.setdefault('lakerep_prune_plan', {}) -%}
     {%- if memo.get('invocation_id') != invocation_id -%}
@@ -39,7 +45,7 @@
 
 
 {% macro _lakerep_prune_plan() %}
-    {%- set nothing = {'steps': [], 'delete_sql': none, 'landing_delete_sql': none} -%}
+    {%- set nothing = {'steps': [], 'delete_sql': none, 'landing_delete_sqls': []} -%}
     {%- set register = lakerep_control_relation('register') -%}
     {%- set pruning_control = lakerep_control_relation('pruning_control', schema='apply') -%}
     {%- if register is none or pruning_control is none -%}
@@ -142,36 +148,75 @@
         )}) -%}
     {%- endfor -%}
     {%- set landed = _lakerep_landed_log_prune(uow_limit, cutoff) -%}
-    {{ return({'steps': steps + [landed.step], 'landing_delete_sql': landed.delete_sql, 'delete_sql':
+    {{ return({'steps': steps + [landed.step], 'landing_delete_sqls': landed.delete_sqls, 'delete_sql':
         'merge into ' ~ captured ~ ' as captured using (' ~ gone ~ ') as gone'
         ~ ' on captured.IBMSNAP_INTENTSEQ = gone.IBMSNAP_INTENTSEQ'
         ~ ' and captured.IBMSNAP_OPERATION = gone.IBMSNAP_OPERATION when matched then delete'}) }}
 {% endmacro %}
 
 
-{#- The prune of the landed log records (see lakerep_prune_plan): its logged step, with the rows
-    it deletes counted, and the statement that deletes them (none when none goes). -#}
+{#- The prune of the landed log records and Debezium events (see lakerep_prune_plan): its
+    logged step, with the rows it deletes counted, and the statements that delete them (none for
+    a table none of whose rows goes). -#}
 {% macro _lakerep_landed_log_prune(uow_limit, cutoff) %}
     {%- set landed_log = source('lakerep_raw', 'source_log') -%}
+    {%- set events = lakerep_debezium_events_relation() -%}
     {%- set batches = run_query(
         'select (select max(landing_batch) from ' ~ landed_log ~ ') as highest,'
+        ~ ' (select max(landing_batch) from ' ~ (events if events is not none else landed_log) ~ ') as highest_event,'
         ~ ' (select max(up_to_batch) from ' ~ ref('capture_cycles') ~ " where record_kind = 'cycle') as captured"
     ).rows[0] -%}
     {%- set step = {
         'pruned_kind': 'LANDED', 'source_owner': none, 'source_table': none, 'prune_limit': uow_limit,
         'retention_cutoff': cutoff, 'cd_old_synchpoint': none, 'rows_deleted': 0,
     } -%}
-    {%- if batches.highest is none or batches.captured is none -%}
-        {{ return({'step': step, 'delete_sql': none}) }}
-    {%- endif -%}
+    {%- set statements = [] -%}
     {%- set ended = lakerep_uows_ended_through(lakerep_string_literal(uow_limit)) -%}
-    {%- set kept_batches = 'landing_batch <= ' ~ batches.captured ~ ' and landing_batch < ' ~ batches.highest -%}
-    {%- set count = run_query(
-        'select count(*) as rows_deleted from ' ~ landed_log ~ ' as landed left semi join (' ~ ended
-        ~ ') as ended on landed.uow_id = ended.uow_id where landed.' ~ kept_batches
-    ).rows[0].rows_deleted -%}
-    {%- do step.update({'rows_deleted': count}) -%}
-    {{ return({'step': step, 'delete_sql': none if count == 0 else
-        'merge into ' ~ landed_log ~ ' as landed using (' ~ ended ~ ') as ended'
-        ~ ' on landed.uow_id = ended.uow_id and landed.' ~ kept_batches ~ ' when matched then delete'}) }}
+    {%- if batches.highest is not none and batches.captured is not none -%}
+        {%- set kept_batches = 'landing_batch <= ' ~ batches.captured ~ ' and landing_batch < ' ~ batches.highest -%}
+        {%- set count = run_query(
+            'select count(*) as rows_deleted from ' ~ landed_log ~ ' as landed left semi join (' ~ ended
+            ~ ') as ended on landed.uow_id = ended.uow_id where landed.' ~ kept_batches
+        ).rows[0].rows_deleted -%}
+        {%- do step.update({'rows_deleted': count}) -%}
+        {%- do statements.append(
+            'merge into ' ~ landed_log ~ ' as landed using (' ~ ended ~ ') as ended'
+            ~ ' on landed.uow_id = ended.uow_id and landed.' ~ kept_batches ~ ' when matched then delete'
+        ) if count > 0 else none -%}
+    {%- endif -%}
+    {%- if events is not none and batches.highest_event is not none and batches.captured is not none -%}
+        {%- set gone_events -%}
+            select log.event_batch as landing_batch, log.landed_file, log.landed_line
+            from {{ ref('stg_lakerep_raw__debezium_log') }} as log
+            left semi join ({{ ended }}) as ended on log.uow_id = ended.uow_id
+            union all
+            select begins.landing_batch, begins.landed_file, begins.landed_line
+            from ({{ lakerep_debezium_events(events) }}) as begins
+            left semi join (
+                select auth_token, normalized_position
+                from {{ ref('int_log_records_judged') }}
+                where
+                    record_type = 'C' and quarantine_reason is null
+                    and normalized_position <= {{ lakerep_string_literal(uow_limit) }}
+            ) as ended
+                on
+                    split_part(begins.event.id, ':', 1) = ended.auth_token
+                    and {{ lakerep_lsn_position("try_cast(split_part(begins.event.id, ':', 2) as bigint) - 1") }}
+                    <= ended.normalized_position
+            where begins.event.status = 'BEGIN'
+        {%- endset -%}
+        {%- set same_event = 'landed.landing_batch = gone.landing_batch and landed.landed_file = gone.landed_file'
+            ~ ' and landed.landed_line = gone.landed_line and landed.landing_batch <= ' ~ batches.captured
+            ~ ' and landed.landing_batch < ' ~ batches.highest_event -%}
+        {%- set count = run_query(
+            'select count(*) as rows_deleted from ' ~ events ~ ' as landed left semi join (' ~ gone_events
+            ~ ') as gone on ' ~ same_event
+        ).rows[0].rows_deleted -%}
+        {%- do step.update({'rows_deleted': step.rows_deleted + count}) -%}
+        {%- do statements.append(
+            'merge into ' ~ events ~ ' as landed using (' ~ gone_events ~ ') as gone on ' ~ same_event
+            ~ ' when matched then delete'
+        ) if count > 0 else none -%}
+    {%- endif -%}
+    {{ return({'step': step, 'delete_sqls': statements}) }}
 {% endmacro %}
