@@ -5,7 +5,8 @@
 # plus `make bench SIZE=... CYCLE=... TABLES=... REFRESH=...` for figures (history of SIZE log records,
 # a cycle of CYCLE, a cycle with TABLES registered, a member refreshed from REFRESH rows),
 # `make bench-transaction ROWS=...` (one transaction of ROWS rows landed from a PostgreSQL slot, with
-# the peak memory),
+# the peak memory), `make bench-live RATE=... SECONDS=...` (a session keeping up with pgbench at
+# RATE transactions/s on a live PostgreSQL),
 # `make scenarios` (the fixed crash scenarios), `make soak COUNT=...` (that many more) and
 # `make cluster` (the runner and plain dbt on a local Spark cluster).
 
@@ -27,8 +28,10 @@ RECORDS ?= 20000
 COUNT ?= 200
 FIRST_SEED ?= 1001
 ROWS ?= 1000000
+RATE ?= 500
+SECONDS ?= 300
 
-.PHONY: install demo test lint bench bench-transaction scenarios soak cluster clean
+.PHONY: install demo test lint bench bench-transaction bench-live scenarios soak cluster clean
 
 install: $(STAMP)
 
@@ -93,6 +96,9 @@ bench: install
 
 bench-transaction: install
 	$(BIN)/python tests/sources/bench_one_big_transaction.py --rows $(ROWS)
+
+bench-live: install
+	$(BIN)/python tests/sources/bench_live.py --rate $(RATE) --seconds $(SECONDS)
 
 clean:
 	rm -rf .lakerep target logs
