@@ -5,7 +5,7 @@
 # plus `make bench SIZE=... CYCLE=... TABLES=... REFRESH=...` for figures (history of SIZE log records,
 # a cycle of CYCLE, a cycle with TABLES registered, a member refreshed from REFRESH rows),
 # `make bench-transaction ROWS=...` (one transaction of ROWS rows landed from a PostgreSQL slot, with
-# the peak memory), `make bench-live RATE=... SECONDS=...` (a session keeping up with pgbench at
+# the peak memory), `make bench-live RATE=... DURATION=...` (a session keeping up with pgbench at
 # RATE transactions/s on a live PostgreSQL),
 # `make scenarios` (the fixed crash scenarios), `make soak COUNT=...` (that many more) and
 # `make cluster` (the runner and plain dbt on a local Spark cluster).
@@ -29,7 +29,7 @@ COUNT ?= 200
 FIRST_SEED ?= 1001
 ROWS ?= 1000000
 RATE ?= 500
-SECONDS ?= 300
+DURATION ?= 300
 
 .PHONY: install demo test lint bench bench-transaction bench-live scenarios soak cluster clean
 
@@ -98,7 +98,7 @@ bench-transaction: install
 	$(BIN)/python tests/sources/bench_one_big_transaction.py --rows $(ROWS)
 
 bench-live: install
-	$(BIN)/python tests/sources/bench_live.py --rate $(RATE) --seconds $(SECONDS)
+	$(BIN)/python tests/sources/bench_live.py --rate $(RATE) --seconds $(DURATION)
 
 clean:
 	rm -rf .lakerep target logs

@@ -1,8 +1,8 @@
-"""`make bench-live RATE=... SECONDS=...`: a session keeping up with a live source (issue 61's
+"""`make bench-live RATE=... DURATION=...`: a session keeping up with a live source (issue 61's
 `live` case). A throw-away PostgreSQL server with pgbench at scale 2 (200,000 accounts), its three
 keyed tables registered from the catalog in a scratch copy of the project and refreshed; then
 `lakerep run --source` (COMMIT_INTERVAL 10 s, the default data-test schedule) while pgbench runs
-its TPC-B-like transaction at RATE transactions/s for SECONDS. Printed, never asserted: each
+its TPC-B-like transaction at RATE transactions/s for DURATION seconds. Printed, never asserted: each
 cycle's line with its lag, the rate pgbench reached (the run counts only at >= 98 % of RATE), the
 highest lag of the cycles that read pgbench's transactions, and how long after pgbench exited the
 cycle that applied its last transaction ended (the cycle before the first idle one).
