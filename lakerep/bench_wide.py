@@ -114,6 +114,19 @@ def copy_project(project: Path) -> Path:
     return project
 
 
+def copy_environment(project: Path, *python_path: str) -> dict[str, str]:
+    """The environment of a process of the copy: its runner (and `python_path` after it), its
+    lake, its profiles, dbt's target and logs in it."""
+    return {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(project), *python_path]),
+        "LAKEREP_HOME": str(project / ".lakerep"),
+        "DBT_PROFILES_DIR": str(project / "profiles"),
+        "DBT_TARGET_PATH": str(project / "target"),
+        "DBT_LOG_PATH": str(project / "logs"),
+    }
+
+
 def make_wide_project(scratch: Path, tables: int) -> Path:
     """A copy of the project with `tables` registered sources, scaffolded; returns its root."""
     from lakerep.registrations import load_registrations
@@ -140,9 +153,7 @@ def run_wide(*, tables: int, seed: int, cycle_records: int, scratch: Path) -> li
 
 def _run_in(project: Path, args: list[str]) -> str:
     environment = {
-        **os.environ,
-        "PYTHONPATH": str(project),
-        "LAKEREP_HOME": str(project / ".lakerep"),
+        **copy_environment(project),
         "LAKEREP_LOG4J": str(project / "profiles" / "log4j2.properties"),
     }
     done = subprocess.run(

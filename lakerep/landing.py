@@ -35,7 +35,7 @@ def land_log_records(spark, records: Iterable[dict], new_only_by: tuple[str, ...
     (pruned_landed_through)."""
     return _land(
         spark, SOURCE_LOG_TABLE, records, new_only_by=new_only_by,
-        held_through=pruned_landed_through(spark) if new_only_by else None,
+        not_pruned=_not_pruned if new_only_by else None,
     )  # fmt: skip
 
 
@@ -82,7 +82,7 @@ def land_debezium_events(
     (pruned_landed_through)."""
     return _land(
         spark, DEBEZIUM_EVENTS_TABLE, events, batch, new_only_by,
-        held_through=pruned_landed_through(spark) if new_only_by else None,
+        not_pruned=_events_not_pruned if new_only_by else None,
     )  # fmt: skip
 
 
@@ -97,13 +97,14 @@ def _land(
     rows: Iterable[dict],
     batch: int | None = None,
     new_only_by: tuple[str, ...] = (),
-    held_through: str | None = None,
+    not_pruned=None,
 ) -> tuple[int, int]:
     """(batch, rows landed). With new_only_by (columns), a row equal in those columns to one the
     table holds, or to another of the call, has landed already and is left out (a delivery at
     least once, as Kafka Connect's, repeats records): the count is of the rows landed. With
-    held_through (a log position), so has a row whose uow_id names a UOW that ended at or below
-    it: a prune took the landed copy (pruned_landed_through)."""
+    not_pruned (spark, frame, held_through -> frame), so has a row it leaves out, once a prune
+    has deleted landed rows: of a UOW that ended at or below the prune's limit
+    (pruned_landed_through), whose landed copy the prune took."""
     from pyspark.sql import functions as F
 
     target_columns = spark.table(table).schema
@@ -119,8 +120,8 @@ def _land(
     with reader(spark, row_schema, lines) as (frame, count):
         if new_only_by:
             frame = _not_held(spark, table, frame.dropDuplicates(list(new_only_by)), new_only_by)
+        held_through = pruned_landed_through(spark) if not_pruned is not None else None
         if held_through is not None:
-            not_pruned = _events_not_pruned if table == DEBEZIUM_EVENTS_TABLE else _not_pruned
             frame = not_pruned(spark, frame, held_through)
         (
             frame.withColumn("landing_batch", F.lit(batch).cast("bigint"))
@@ -176,7 +177,9 @@ def _events_not_pruned(spark, frame, held_through: str):
     event names its transaction id (a change: source.txId; BEGIN and END: the id before the
     colon) and a position at or below its commit: a change its WAL record's, BEGIN and END the
     position before their LSN, which is the commit's for an END (its uow_id). Its commit is the
-    first of that id at or above that position: an id comes round again after wraparound."""
+    first of that id at or above that position: an id comes round again after wraparound. The
+    prune deletes events by the same rule (lakerep_prune_plan); the runner lands without dbt, so
+    it is written here again in PySpark."""
     from pyspark.sql.functions import coalesce, col, concat, get_json_object, hex, lit, lpad, split_part
 
     from lakerep.summary import relation_name

@@ -17,13 +17,12 @@
       model reads the judged copy of a record (int_log_records_judged), which stays. The
       table's highest landing batch stays, whatever it holds: the next batch number is one
       above it (lakerep.landing.next_landing_batch). So do the Debezium events
-      (lakerep_raw.debezium_events) of those UOWs, by the same rule: their change and END events,
-      and their BEGIN events (no record comes from one: its transaction's is the first commit of
-      its id at or after it, as lakerep.landing._events_not_pruned finds it on a redelivery);
-      not the snapshot reads, which stay as the source snapshots do, nor the one tombstone the
-      events' dedupe keeps.
-      landing_delete_sqls are those statements, and the step is logged as pruned_kind LANDED
-      with the rows of both tables.
+      (lakerep_raw.debezium_events) of those UOWs, by the same rule: an event, BEGIN, change or
+      END, names its transaction id and a position at or below its commit, which is the first
+      valid commit of that id at or above it (the rule lakerep.landing._events_not_pruned applies
+      to a redelivery); not the snapshot reads, which stay as the source snapshots do, nor the one
+      tombstone the events' dedupe keeps. landing_delete_sqls are those statements, and the step
+      is logged as pruned_kind LANDED with the rows of both tables.
     - CD_OLD_SYNCHPOINT rises to what is pruned (cd_old_synchpoint): capture_prune logs it before
       any row goes, and the register view shows it, so a member left behind sees its gap and a
       prune cut off in between leaves a gap to refresh, never a hole a member would read through.
@@ -162,8 +161,9 @@
     {%- set landed_log = source('lakerep_raw', 'source_log') -%}
     {%- set events = lakerep_debezium_events_relation() -%}
     {%- set batches = run_query(
-        'select (select max(landing_batch) from ' ~ landed_log ~ ') as highest,'
-        ~ ' (select max(landing_batch) from ' ~ (events if events is not none else landed_log) ~ ') as highest_event,'
+        'select (select max(landing_batch) from ' ~ landed_log ~ ') as highest, '
+        ~ ('(select max(landing_batch) from ' ~ events ~ ')' if events is not none else 'cast(null as bigint)')
+        ~ ' as highest_event,'
         ~ ' (select max(up_to_batch) from ' ~ ref('capture_cycles') ~ " where record_kind = 'cycle') as captured"
     ).rows[0] -%}
     {%- set step = {
@@ -186,12 +186,20 @@
     {%- endif -%}
     {%- if events is not none and batches.highest_event is not none and batches.captured is not none -%}
         {%- set gone_events -%}
-            select log.event_batch as landing_batch, log.landed_file, log.landed_line
-            from {{ ref('stg_lakerep_raw__debezium_log') }} as log
-            left semi join ({{ ended }}) as ended on log.uow_id = ended.uow_id
-            union all
-            select begins.landing_batch, begins.landed_file, begins.landed_line
-            from ({{ lakerep_debezium_events(events) }}) as begins
+            select events.landing_batch, events.landed_file, events.landed_line
+            from (
+                select
+                    landing_batch,
+                    landed_file,
+                    landed_line,
+                    coalesce(event.source.txId, split_part(event.id, ':', 1)) as tx_id,
+                    coalesce(
+                        {{ lakerep_lsn_position('try_cast(event.source.lsn as bigint)') }},
+                        {{ lakerep_lsn_position("try_cast(split_part(event.id, ':', 2) as bigint) - 1") }}
+                    ) as event_position,
+                    coalesce(event.op = 'r', false) as is_snapshot_read
+                from ({{ lakerep_debezium_events(events) }}) as parsed
+            ) as events
             left semi join (
                 select auth_token, normalized_position
                 from {{ ref('int_log_records_judged') }}
@@ -199,11 +207,8 @@
                     record_type = 'C' and quarantine_reason is null
                     and normalized_position <= {{ lakerep_string_literal(uow_limit) }}
             ) as ended
-                on
-                    split_part(begins.event.id, ':', 1) = ended.auth_token
-                    and {{ lakerep_lsn_position("try_cast(split_part(begins.event.id, ':', 2) as bigint) - 1") }}
-                    <= ended.normalized_position
-            where begins.event.status = 'BEGIN'
+                on events.tx_id = ended.auth_token and events.event_position <= ended.normalized_position
+            where not events.is_snapshot_read
         {%- endset -%}
         {%- set same_event = 'landed.landing_batch = gone.landing_batch and landed.landed_file = gone.landed_file'
             ~ ' and landed.landed_line = gone.landed_line and landed.landing_batch <= ' ~ batches.captured

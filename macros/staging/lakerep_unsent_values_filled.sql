@@ -43,7 +43,7 @@ keyed as (
 ),
 
 {#- A lacking record looks its value up at its row's key before the record: the old key, for a
-    key update (moved_from), before the marks it leaves at its own position. #}
+    key update (moves), before the marks it leaves at its own position. #}
 
 lacking as (
     select
@@ -52,15 +52,12 @@ lacking as (
         keyed.record_in_position,
         keyed.source_owner,
         keyed.source_table,
-        coalesce(moves.moved_from, keyed.fill_key) as fill_key,
-        moves.moved_from is not null as moves,
+        case when keyed.fill_prior_key != keyed.fill_key then keyed.fill_prior_key else keyed.fill_key end as fill_key,
+        coalesce(keyed.fill_prior_key != keyed.fill_key, false) as moves,
         keyed.normalized_position,
         lacked.name
     from keyed
     lateral view explode(map_keys(map_filter(sent_after_values, (name, value) -> value = {{ unsent }}))) lacked as name
-    lateral view outer explode(
-        case when keyed.fill_prior_key != keyed.fill_key then array(keyed.fill_prior_key) end
-    ) moves as moved_from
     where keyed.lacks_values and keyed.fill_key is not null
 ),
 

@@ -25,7 +25,6 @@
 -- depends_on: {{ ref('ccd_rows') }}
 -- depends_on: {{ ref('uow_rollbacks') }}
 -- depends_on: {{ ref('int_log_records_judged') }}
--- depends_on: {{ ref('stg_lakerep_raw__debezium_log') }}
 
 with
 

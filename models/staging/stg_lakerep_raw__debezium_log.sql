@@ -200,7 +200,6 @@ change_records as (
         coalesce(transactions.completed_at, classified.landed_at) as landed_at,
         classified.landed_file,
         classified.landed_line,
-        classified.landing_batch as event_batch,
         case
             when classified.event.op = 't'
                 then 'debezium_truncate'
@@ -248,7 +247,6 @@ commit_records as (
         greatest(ends.landed_at, coalesce(transactions.completed_at, ends.landed_at)) as landed_at,
         ends.landed_file,
         ends.landed_line,
-        ends.landing_batch as event_batch,
         case when transactions.tx_id is null then 'debezium_malformed_event' end as mapping_reason,
         transactions.tx_id is not null and not transactions.is_complete as awaiting_commit,
         transactions.events_expected,
@@ -274,7 +272,6 @@ malformed_records as (
         landed_at,
         landed_file,
         landed_line,
-        landing_batch as event_batch,
         'debezium_malformed_event' as mapping_reason,
         false as awaiting_commit,
         cast(null as bigint) as events_expected,

@@ -11,7 +11,6 @@ cycle that applied its last transaction ended (the cycle before the first idle o
 from __future__ import annotations
 
 import argparse
-import os
 import re
 import signal
 import subprocess
@@ -23,9 +22,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from sources.postgresql_server import postgresql_server, server_binaries
+from sources.postgresql_server import pgbench, postgresql_server
 
-from lakerep.bench_wide import copy_project
+from lakerep.bench_wide import copy_environment, copy_project
 
 TABLES = ["public.pgbench_accounts", "public.pgbench_branches", "public.pgbench_tellers"]
 MEMBERS = [f"{table.split('.')[1]}_copy" for table in TABLES]
@@ -33,37 +32,16 @@ COMMIT_INTERVAL = 10  # seconds
 LAG = re.compile(r"; lag ([0-9,.]+) s")
 
 
-def project_environment(project: Path) -> dict[str, str]:
-    return {
-        **os.environ,
-        "PYTHONPATH": str(project),
-        "LAKEREP_HOME": str(project / ".lakerep"),
-        "DBT_PROFILES_DIR": str(project / "profiles"),
-        "DBT_TARGET_PATH": str(project / "target"),
-        "DBT_LOG_PATH": str(project / "logs"),
-    }
-
-
 def lakerep(project: Path, *arguments: str) -> None:
+    """A lakerep command in the copy; its time and what it said (the rows it unloaded)."""
     started = time.monotonic()
-    subprocess.run(
+    done = subprocess.run(
         [sys.executable, "-m", "lakerep.cli", *arguments],
-        cwd=project, env=project_environment(project), check=True, capture_output=True, text=True,
+        cwd=project, env=copy_environment(project), check=True, capture_output=True, text=True,
     )  # fmt: skip
     print(f"  lakerep {arguments[0]}: {time.monotonic() - started:.1f} s", flush=True)
-
-
-def pgbench(dsn: str, *arguments: str) -> subprocess.CompletedProcess:
-    from psycopg.conninfo import conninfo_to_dict
-
-    parts = conninfo_to_dict(dsn)
-    connection = ["-h", parts["host"], "-p", str(parts["port"]), "-U", parts["user"], parts["dbname"]]
-    return subprocess.run(
-        [str(server_binaries() / "pgbench"), *arguments, *connection],
-        check=True,
-        capture_output=True,
-        text=True,
-    )
+    for line in done.stdout.splitlines():
+        print(f"    {line}", flush=True)
 
 
 class Session:
@@ -74,7 +52,7 @@ class Session:
         self.process = subprocess.Popen(
             [sys.executable, "-m", "lakerep.cli", "run", "--source", dsn,
              "--commit-interval", str(COMMIT_INTERVAL)],
-            cwd=project, env=project_environment(project), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+            cwd=project, env=copy_environment(project), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
             text=True,
         )  # fmt: skip
         threading.Thread(target=self._read, daemon=True).start()

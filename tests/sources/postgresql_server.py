@@ -100,6 +100,20 @@ def serving(schema: str):
         yield dsn
 
 
+def pgbench(dsn: str, *arguments: str) -> subprocess.CompletedProcess:
+    """The server's pgbench with `arguments`, on the database of `dsn`; its output as text."""
+    from psycopg.conninfo import conninfo_to_dict
+
+    info = conninfo_to_dict(dsn)
+    connection = ["-h", info["host"], "-p", str(info["port"]), "-U", info["user"], info["dbname"]]
+    return subprocess.run(
+        [str(server_binaries() / "pgbench"), *arguments, *connection],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+
+
 def execute(dsn: str, *statements: str) -> None:
     """The statements in one transaction."""
     import psycopg

@@ -11,7 +11,6 @@ The oracle is the server itself."""
 from __future__ import annotations
 
 import json
-import os
 import re
 import signal
 import subprocess
@@ -21,8 +20,7 @@ from pathlib import Path
 
 import psycopg
 import pytest
-from psycopg.conninfo import conninfo_to_dict
-from sources.postgresql_server import execute, postgresql_server, server_binaries
+from sources.postgresql_server import execute, pgbench, postgresql_server
 
 pytestmark = pytest.mark.spark
 
@@ -67,14 +65,6 @@ def project(tmp_path_factory) -> Path:
     return copy_project(tmp_path_factory.mktemp("pg") / "project")
 
 
-def pgbench(dsn: str, *arguments: str) -> None:
-    info = conninfo_to_dict(dsn)
-    connection = ["-h", info["host"], "-p", str(info["port"]), "-U", info["user"], info["dbname"]]
-    subprocess.run(
-        [str(server_binaries() / "pgbench"), *arguments, *connection], check=True, capture_output=True
-    )
-
-
 def traffic(dsn: str, script: Path, transactions: int) -> None:
     """pgbench's transactions from two clients at once: their commits interleave."""
     pgbench(dsn, "-n", "-c", "2", "-t", str(transactions), "-f", str(script))
@@ -82,14 +72,9 @@ def traffic(dsn: str, script: Path, transactions: int) -> None:
 
 def in_project(project: Path, *arguments: str, check: bool = True) -> subprocess.CompletedProcess:
     """A process of the copy (its lakerep, its lake), leading a process group of its own."""
-    environment = {
-        **os.environ,
-        "PYTHONPATH": os.pathsep.join([str(project), str(Path(__file__).parent)]),
-        "LAKEREP_HOME": str(project / ".lakerep"),
-        "DBT_PROFILES_DIR": str(project / "profiles"),
-        "DBT_TARGET_PATH": str(project / "target"),
-        "DBT_LOG_PATH": str(project / "logs"),
-    }
+    from lakerep.bench_wide import copy_environment
+
+    environment = copy_environment(project, str(Path(__file__).parent))
     done = subprocess.run(
         [sys.executable, *arguments], cwd=project, env=environment, capture_output=True, text=True,
         start_new_session=True, check=False,
