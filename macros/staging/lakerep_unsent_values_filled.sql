@@ -3,9 +3,10 @@
     parsed, its declared mapping made, and normalized_position) with after_values: the sent
     values, each value the source did not send because an update left it unchanged
     (lakerep_unsent_value: a TOASTed value) filled from the row's last image the lake holds
-    before the record, of the records judged now, those judged before (in the model's table)
-    and the unloads judged (int_snapshot_rows_judged, read by name: no ref, so the DAG keeps its
-    order); lacks_values says which records lacked one; record_in_position, fill_key and
+    before the record, of the records judged now, those judged before (in the model's table),
+    the changes captured (ccd_rows, which keeps those a prune deleted from the model's table:
+    lakerep_prune_plan) and the unloads judged (int_snapshot_rows_judged; both read by name: no
+    ref, so the DAG keeps its order); lacks_values says which records lacked one; record_in_position, fill_key and
     fill_prior_key are the filling's own. A value is never taken from across a delete of the
     key or a key update from or to it: an image before one is another row's. A key update's own
     unsent value is its old key's row's (the row moved), and the changes after it at the new key
@@ -25,6 +26,7 @@ from {{ records }}
 {%- else %}
 {%- set unsent = lakerep_string_literal(lakerep_unsent_value()) %}
 {%- set unloads = lakerep_control_relation('int_snapshot_rows_judged', schema='staging') %}
+{%- set changes = lakerep_control_relation('ccd_rows', schema='capture') %}
 with
 
 keyed as (
@@ -120,6 +122,20 @@ row_images as (
         where
             quarantine_reason is null and record_type in ('I', 'U', 'D')
             and key in (select lacking_columns.fill_key from lacking_columns)
+    {%- endif %}
+    {%- if changes is not none %}
+        union all
+        select
+            source_owner,
+            source_table,
+            row_key,
+            IBMSNAP_INTENTSEQ,
+            1,
+            case when IBMSNAP_OPERATION != 'D' then {{ lakerep_image_values('row_image') }} end,
+            IBMSNAP_OPERATION = 'D',
+            null
+        from {{ changes }}
+        where row_key in (select lacking_columns.fill_key from lacking_columns)
     {%- endif %}
     {%- if unloads is not none %}
         union all

@@ -1,8 +1,8 @@
 """Values an update left unchanged and its source did not send (an unchanged TOASTed value under
 PostgreSQL's default replica identity, written as Debezium's placeholder): validation fills each
 from the row's last image the lake holds, whichever holds it: an unload, a record judged in an
-earlier cycle, an earlier record of the same judging (updates in a chain), never across a delete
-or a key update (another row's image). A key update's own value comes from its old key's row
+earlier cycle (or, once a prune deleted it, its change in the CCD), an earlier record of the same
+judging (updates in a chain), never across a delete or a key update (another row's image). A key update's own value comes from its old key's row
 (the row moved), and the updates after it take it from there. A value no image holds
 quarantines its record, and its transaction is held back whole."""
 
@@ -65,9 +65,17 @@ def judged(spark):
         change(0x112, 0x110, "I", customer("C5", email="of a row deleted since")),
         change(0x114, 0x110, "D", before=customer_key("C5")),
         change(0x120, 0x110, "C"),
+        change(0x130, 0x130, "I", customer("C11", email="of a change pruned since")),
+        change(0x140, 0x130, "C"),
     ])  # fmt: skip
     dbt.invoke(STAGING, quiet=True)
     dbt.invoke(CAPTURE_RUN, quiet=True)
+    # What a prune deletes of the judged log (lakerep_prune_plan): the changes of a UOW every
+    # member applied; the CCD keeps them.
+    spark.sql(
+        f"delete from {relation_name('int_log_records_judged')}"
+        f" where uow_id = '{position(0x130)}' and record_type = 'I'"
+    )
     landing.land_log_records(spark, [
         change(0x200, 0x200, "U", customer("C1", name="b", email=UNSENT_VALUE)),
         change(0x210, 0x200, "U", customer("C2", name="b", email=UNSENT_VALUE)),
@@ -91,6 +99,8 @@ def judged(spark):
         change(0x700, 0x700, "U", customer("C10", email=UNSENT_VALUE), before=customer_key("C9")),
         change(0x710, 0x700, "U", customer("C10", name="b", email=UNSENT_VALUE)),
         change(0x720, 0x700, "C"),
+        change(0x800, 0x800, "U", customer("C11", name="b", email=UNSENT_VALUE)),
+        change(0x810, 0x800, "C"),
     ])  # fmt: skip
     dbt.invoke(STAGING, quiet=True)
     rows = spark.sql(
@@ -110,6 +120,7 @@ def judged(spark):
         (0x530, "inserted again"),  # its last image, not that of the row deleted before
         (0x700, "of the row before its key update"),  # the row moved from C9 to C10
         (0x710, "of the row before its key update"),  # after the move, at C10
+        (0x800, "of a change pruned since"),  # from the CCD: the judged change is gone
     ],
 )
 def test_a_value_not_sent_comes_from_the_rows_last_image(judged, n, email):
