@@ -158,7 +158,7 @@ def _not_held(spark, table: str, frame, columns: tuple[str, ...]):
 
 def _not_pruned(spark, frame, held_through: str):
     """The frame's records but those of UOWs whose end the lake judged at or below
-    `held_through` (their landed copies are pruned; the judged ones stay)."""
+    `held_through` (their landed copies are pruned; their judged ends stay)."""
     from pyspark.sql.functions import col
 
     from lakerep.summary import relation_name
@@ -173,7 +173,7 @@ def _not_pruned(spark, frame, held_through: str):
 
 def _events_not_pruned(spark, frame, held_through: str):
     """The frame's Debezium events but those of transactions whose commit the lake judged at
-    or below `held_through` (their landed events are pruned; the judged records stay). An
+    or below `held_through` (their landed events are pruned; the judged commits stay). An
     event names its transaction id (a change: source.txId; BEGIN and END: the id before the
     colon) and a position at or below its commit: a change its WAL record's, BEGIN and END the
     position before their LSN, which is the commit's for an END (its uow_id). Its commit is the

@@ -14,15 +14,22 @@
       RETENTION_LIMIT.
     - The landed log records (lakerep_raw.source_log) of a UOW that ended at or below the UOW
       rows' limit go too, once a completed capture cycle has read their landing batch: every
-      model reads the judged copy of a record (int_log_records_judged), which stays. The
-      table's highest landing batch stays, whatever it holds: the next batch number is one
-      above it (lakerep.landing.next_landing_batch). So do the Debezium events
+      model reads the judged copy of a record (int_log_records_judged). The table's highest
+      landing batch stays, whatever it holds: the next batch number is one above it
+      (lakerep.landing.next_landing_batch). So do the judged copies of those UOWs' changes
+      (I, U, D; valid: a quarantined record stays, as its evidence), but for the highest
+      landing batch's and the last judging cycle's (what says what was judged, and which cycle
+      began: lakerep_cycle_facts) and the record at the log's oldest position (the log's bounds
+      stay: int_log_bounds). Every judged end stays: it tells a redelivered record of a pruned
+      UOW (lakerep.landing._not_pruned), and the checks of a UOW's end; the CCD keeps each
+      change, where a value an update did not send is found (lakerep_unsent_values_filled). So
+      do the Debezium events
       (lakerep_raw.debezium_events) of those UOWs, by the same rule: an event, BEGIN, change or
       END, names its transaction id and a position at or below its commit, which is the first
       valid commit of that id at or above it (the rule lakerep.landing._events_not_pruned applies
       to a redelivery); not the snapshot reads, which stay as the source snapshots do, nor the one
       tombstone the events' dedupe keeps. landing_delete_sqls are those statements, and the step
-      is logged as pruned_kind LANDED with the rows of both tables.
+      is logged as pruned_kind LANDED with the rows of the three tables.
     - CD_OLD_SYNCHPOINT rises to what is pruned (cd_old_synchpoint): capture_prune logs it before
       any row goes, and the register view shows it, so a member left behind sees its gap and a
       prune cut off in between leaves a gap to refresh, never a hole a member would read through.
@@ -154,17 +161,22 @@
 {% endmacro %}
 
 
-{#- The prune of the landed log records and Debezium events (see lakerep_prune_plan): its
-    logged step, with the rows it deletes counted, and the statements that delete them (none for
-    a table none of whose rows goes). -#}
+{#- The prune of the landed log records, their judged copies and the Debezium events (see
+    lakerep_prune_plan): its logged step, with the rows it deletes counted, and the statements
+    that delete them (none for a table none of whose rows goes). -#}
 {% macro _lakerep_landed_log_prune(uow_limit, cutoff) %}
     {%- set landed_log = source('lakerep_raw', 'source_log') -%}
+    {%- set judged = ref('int_log_records_judged') -%}
     {%- set events = lakerep_debezium_events_relation() -%}
     {%- set batches = run_query(
         'select (select max(landing_batch) from ' ~ landed_log ~ ') as highest, '
         ~ ('(select max(landing_batch) from ' ~ events ~ ')' if events is not none else 'cast(null as bigint)')
         ~ ' as highest_event,'
-        ~ ' (select max(up_to_batch) from ' ~ ref('capture_cycles') ~ " where record_kind = 'cycle') as captured"
+        ~ ' (select max(up_to_batch) from ' ~ ref('capture_cycles') ~ " where record_kind = 'cycle') as captured,"
+        ~ ' judged.*'
+        ~ ' from (select max(landing_batch) as highest_judged, max(capture_cycle) as last_judging,'
+        ~ ' min(normalized_position) filter (where quarantine_reason is null) as oldest_judged'
+        ~ ' from ' ~ judged ~ ') as judged'
     ).rows[0] -%}
     {%- set step = {
         'pruned_kind': 'LANDED', 'source_owner': none, 'source_table': none, 'prune_limit': uow_limit,
@@ -173,16 +185,17 @@
     {%- set statements = [] -%}
     {%- set ended = lakerep_uows_ended_through(lakerep_string_literal(uow_limit)) -%}
     {%- if batches.highest is not none and batches.captured is not none -%}
-        {%- set kept_batches = 'landing_batch <= ' ~ batches.captured ~ ' and landing_batch < ' ~ batches.highest -%}
-        {%- set count = run_query(
-            'select count(*) as rows_deleted from ' ~ landed_log ~ ' as landed left semi join (' ~ ended
-            ~ ') as ended on landed.uow_id = ended.uow_id where landed.' ~ kept_batches
-        ).rows[0].rows_deleted -%}
-        {%- do step.update({'rows_deleted': count}) -%}
-        {%- do statements.append(
-            'merge into ' ~ landed_log ~ ' as landed using (' ~ ended ~ ') as ended'
-            ~ ' on landed.uow_id = ended.uow_id and landed.' ~ kept_batches ~ ' when matched then delete'
-        ) if count > 0 else none -%}
+        {%- do _lakerep_delete_matched(step, statements, landed_log, 'landed', ended, 'ended',
+            'landed.uow_id = ended.uow_id and landed.landing_batch <= ' ~ batches.captured
+            ~ ' and landed.landing_batch < ' ~ batches.highest) -%}
+    {%- endif -%}
+    {%- if batches.oldest_judged is not none -%}
+        {%- do _lakerep_delete_matched(step, statements, judged, 'judged', ended, 'ended',
+            'judged.uow_id = ended.uow_id and judged.quarantine_reason is null'
+            ~ " and judged.record_type in ('I', 'U', 'D')"
+            ~ ' and judged.landing_batch < ' ~ batches.highest_judged
+            ~ ' and judged.capture_cycle < ' ~ batches.last_judging
+            ~ ' and judged.normalized_position != ' ~ lakerep_string_literal(batches.oldest_judged)) -%}
     {%- endif -%}
     {%- if events is not none and batches.highest_event is not none and batches.captured is not none -%}
         {%- set gone_events -%}
@@ -210,18 +223,26 @@
                 on events.tx_id = ended.auth_token and events.event_position <= ended.normalized_position
             where not events.is_snapshot_read
         {%- endset -%}
-        {%- set same_event = 'landed.landing_batch = gone.landing_batch and landed.landed_file = gone.landed_file'
+        {%- do _lakerep_delete_matched(step, statements, events, 'landed', gone_events, 'gone',
+            'landed.landing_batch = gone.landing_batch and landed.landed_file = gone.landed_file'
             ~ ' and landed.landed_line = gone.landed_line and landed.landing_batch <= ' ~ batches.captured
-            ~ ' and landed.landing_batch < ' ~ batches.highest_event -%}
-        {%- set count = run_query(
-            'select count(*) as rows_deleted from ' ~ events ~ ' as landed left semi join (' ~ gone_events
-            ~ ') as gone on ' ~ same_event
-        ).rows[0].rows_deleted -%}
-        {%- do step.update({'rows_deleted': step.rows_deleted + count}) -%}
-        {%- do statements.append(
-            'merge into ' ~ events ~ ' as landed using (' ~ gone_events ~ ') as gone on ' ~ same_event
-            ~ ' when matched then delete'
-        ) if count > 0 else none -%}
+            ~ ' and landed.landing_batch < ' ~ batches.highest_event) -%}
     {%- endif -%}
     {{ return({'step': step, 'delete_sqls': statements}) }}
+{% endmacro %}
+
+
+{#- Counts the rows of `table` (as `alias`) that a row of the query `gone` (as `gone_alias`)
+    matches on `condition`, adds them to the step's rows_deleted, and appends to `statements` the
+    MERGE that deletes them (none when no row goes: Delta would commit anyway). -#}
+{% macro _lakerep_delete_matched(step, statements, table, alias, gone, gone_alias, condition) %}
+    {%- set count = run_query(
+        'select count(*) as rows_deleted from ' ~ table ~ ' as ' ~ alias ~ ' left semi join (' ~ gone
+        ~ ') as ' ~ gone_alias ~ ' on ' ~ condition
+    ).rows[0].rows_deleted -%}
+    {%- do step.update({'rows_deleted': step.rows_deleted + count}) -%}
+    {%- do statements.append(
+        'merge into ' ~ table ~ ' as ' ~ alias ~ ' using (' ~ gone ~ ') as ' ~ gone_alias ~ ' on ' ~ condition
+        ~ ' when matched then delete'
+    ) if count > 0 else none -%}
 {% endmacro %}

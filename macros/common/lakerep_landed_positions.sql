@@ -1,7 +1,8 @@
 {#-
     SQL of the log positions the lake has landed (position, normalized, well-formed only): of every
-    landed record, valid or not, and of every valid record judged. A prune deletes landed records,
-    never their judged copies, so it moves neither the log's oldest position nor its end.
+    landed record, valid or not, and of every valid record judged. A prune keeps the judged log's
+    oldest record and its newest batch (lakerep_prune_plan), so it moves neither the log's oldest
+    position nor its end.
     Arguments: landed_log — the landed log records (source_log, or its staging view); judged —
     int_log_records_judged, or none before it is built.
 -#}

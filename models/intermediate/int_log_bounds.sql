@@ -3,10 +3,10 @@
 {#-
     The source log's bounds as landed now (SPEC §4), one row: its oldest and its newest well-formed
     position, normalized, over every landed record (valid or not: a record held back still tells
-    where the log is) and every valid record judged: a prune deletes landed records of UOWs every
-    member has applied, never their judged copies, so it moves neither bound (a warm restart point
-    among them is still in the log). The restart decision (restart_candidates) checks the tokens
-    it may start from against them.
+    where the log is) and every valid record judged: a prune of the UOWs every member has applied
+    keeps the judged log's oldest record and its newest batch (lakerep_prune_plan), so it moves
+    neither bound. The restart decision (restart_candidates) checks the tokens it may start from
+    against them.
 -#}
 
 with

@@ -233,7 +233,12 @@ def delta_tables(spark) -> dict[str, tuple[int, int]]:
 
 
 # What a prune cycle writes besides compacting: the prune's log and the deletes.
-PRUNED = {"lakerep_capture.captured_log", "lakerep_control.capture_prune", "lakerep_raw.source_log"}
+PRUNED = {
+    "lakerep_capture.captured_log",
+    "lakerep_control.capture_prune",
+    "lakerep_raw.source_log",
+    "lakerep_staging.int_log_records_judged",
+}
 # The members' changes, replaced whole each time they are written: they never grow, and the
 # compaction leaves them alone.
 REPLACED = {"lakerep_apply.apply_changes"}
@@ -261,6 +266,38 @@ def expected_landed_log(rows: list[dict], uow_limit: str) -> list[dict]:
     return [row for row in rows if row["landing_batch"] == highest or row["uow_id"] not in pruned]
 
 
+def judged_log(spark) -> list[dict]:
+    return [row.asDict() for row in spark.sql(
+        "select log_position, uow_id, record_type, normalized_position, quarantine_reason, landing_batch,"
+        f" capture_cycle from {relation_name('int_log_records_judged')}"
+    ).collect()]  # fmt: skip
+
+
+def expected_judged_log(rows: list[dict], uow_limit: str) -> list[dict]:
+    """What a prune leaves of the judged log, by its rule: a valid change (I, U, D) of a UOW whose
+    valid end is at or below the limit goes, but for the highest landing batch's, the last
+    judging cycle's and the valid record at the log's oldest position (the log's bounds stay).
+    Every end and every quarantined record stays."""
+    valid = [row for row in rows if row["quarantine_reason"] is None]
+    ends = [row for row in valid if row["record_type"] in ("C", "R")]
+    ended = {row["uow_id"] for row in ends if row["normalized_position"] <= uow_limit}
+    highest_batch = max(row["landing_batch"] for row in rows)
+    last_cycle = max(row["capture_cycle"] for row in rows)
+    oldest = min(row["normalized_position"] for row in valid)
+
+    def pruned(row: dict) -> bool:
+        return (
+            row["quarantine_reason"] is None
+            and row["record_type"] in ("I", "U", "D")
+            and row["uow_id"] in ended
+            and row["landing_batch"] < highest_batch
+            and row["capture_cycle"] < last_cycle
+            and row["normalized_position"] != oldest
+        )
+
+    return [row for row in rows if not pruned(row)]
+
+
 def test_pruning_deletes_exactly_the_rows_no_member_needs(spark, workload, tmp_path):
     land(spark, workload)
     run_cycle("--exclude", "path:models/apply")  # Capture moves on, Apply does not
@@ -271,6 +308,7 @@ def test_pruning_deletes_exactly_the_rows_no_member_needs(spark, workload, tmp_p
     }
     before = {member.source: cd_rows(spark, member) for member in MEMBERS.values()}
     landed_before = landed_log(spark)
+    judged_before = judged_log(spark)
     tables_before = delta_tables(spark)
 
     run_cycle("--select", "capture_prune", "apply_trace", lakerep_prune=True, compact_min_files=3)
@@ -289,11 +327,17 @@ def test_pruning_deletes_exactly_the_rows_no_member_needs(spark, workload, tmp_p
     kept = expected_landed_log(landed_before, uow_limit)
     assert 0 < len(kept) < len(landed_before)
     assert sorted(map(repr, landed_log(spark))) == sorted(map(repr, kept))
+    # So does the judged log, which would grow for ever otherwise: its ends stay, which tell a
+    # redelivered record of a pruned UOW (landing._not_pruned), and its CCD keeps each change.
+    judged_kept = expected_judged_log(judged_before, uow_limit)
+    assert 0 < len(judged_kept) < len(judged_before)
+    assert sorted(map(repr, judged_log(spark))) == sorted(map(repr, judged_kept))
     logged = sql(spark, "select rows_deleted from {capture_prune} where pruned_kind = 'LANDED' "
                         "and pruned_at = (select max(pruned_at) from {capture_prune})")  # fmt: skip
-    assert [row[0] for row in logged] == [len(landed_before) - len(kept)]
+    deleted = len(landed_before) - len(kept) + len(judged_before) - len(judged_kept)
+    assert [row[0] for row in logged] == [deleted]
     # The log's bounds, which the restart decision checks warm restart points against, stay
-    # those of everything landed: pruned landed records are still judged ones.
+    # those of everything landed: the prune keeps the judged log's oldest record and its last.
     positions = [row["log_position"].upper() for row in landed_before]
     [bounds] = spark.sql(f"select * from {relation_name('int_log_bounds')}").collect()
     assert (bounds["log_oldest_position"], bounds["log_end_position"]) == (min(positions), max(positions))

@@ -2,9 +2,10 @@
 PostgreSQL's default replica identity, written as Debezium's placeholder): validation fills each
 from the row's last image the lake holds, whichever holds it: an unload, a record judged in an
 earlier cycle (or, once a prune deleted it, its change in the CCD), an earlier record of the same
-judging (updates in a chain), never across a delete or a key update (another row's image). A key update's own value comes from its old key's row
-(the row moved), and the updates after it take it from there. A value no image holds
-quarantines its record, and its transaction is held back whole."""
+judging (updates in a chain), never across a delete or a key update (another row's image). A key
+update's own value comes from its old key's row (the row moved), and the updates after it take it
+from there. A value no image holds quarantines its record, and its transaction is held back
+whole."""
 
 from __future__ import annotations
 
