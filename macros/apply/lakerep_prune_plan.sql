@@ -23,13 +23,13 @@
       stay: int_log_bounds). Every judged end stays: it tells a redelivered record of a pruned
       UOW (lakerep.landing._not_pruned), and the checks of a UOW's end; the CCD keeps each
       change, where a value an update did not send is found (lakerep_unsent_values_filled). So
-      do the Debezium events
-      (lakerep_raw.debezium_events) of those UOWs, by the same rule: an event, BEGIN, change or
-      END, names its transaction id and a position at or below its commit, which is the first
-      valid commit of that id at or above it (the rule lakerep.landing._events_not_pruned applies
-      to a redelivery); not the snapshot reads, which stay as the source snapshots do, nor the one
-      tombstone the events' dedupe keeps. landing_delete_sqls are those statements, and the step
-      is logged as pruned_kind LANDED with the rows of the three tables.
+      do the Debezium events (lakerep_raw.debezium_events) of those UOWs, by the same rule: an
+      event, BEGIN, change or END, names its transaction id and a position at or below its
+      commit, which is the first valid commit of that id at or above it (the rule
+      lakerep.landing._events_not_pruned applies to a redelivery); not the snapshot reads, which
+      stay as the source snapshots do, nor the one tombstone the events' dedupe keeps.
+      landing_delete_sqls are those statements, and the step is logged as pruned_kind LANDED
+      with the rows of the three tables.
     - CD_OLD_SYNCHPOINT rises to what is pruned (cd_old_synchpoint): capture_prune logs it before
       any row goes, and the register view shows it, so a member left behind sees its gap and a
       prune cut off in between leaves a gap to refresh, never a hole a member would read through.

@@ -6,14 +6,14 @@
     before the record, of the records judged now, those judged before (in the model's table),
     the changes captured (ccd_rows, which keeps those a prune deleted from the model's table:
     lakerep_prune_plan) and the unloads judged (int_snapshot_rows_judged; both read by name: no
-    ref, so the DAG keeps its order); lacks_values says which records lacked one; record_in_position, fill_key and
-    fill_prior_key are the filling's own. A value is never taken from across a delete of the
-    key or a key update from or to it: an image before one is another row's. A key update's own
-    unsent value is its old key's row's (the row moved), and the changes after it at the new key
-    take it from there (one key update deep: a value carried through two key updates of one
-    judging stays unsent). A value no earlier image holds stays unsent, and validation
-    quarantines the record. The lookups cost joins, so a judging without such a value
-    (lakerep_log_judging: fills) has none: no record lacks one.
+    ref, so the DAG keeps its order); lacks_values says which records lacked one;
+    record_in_position, fill_key and fill_prior_key are the filling's own. A value is never
+    taken from across a delete of the key or a key update from or to it: an image before one is
+    another row's. A key update's own unsent value is its old key's row's (the row moved), and
+    the changes after it at the new key take it from there (one key update deep: a value carried
+    through two key updates of one judging stays unsent). A value no earlier image holds stays
+    unsent, and validation quarantines the record. The lookups cost joins, so a judging without
+    such a value (lakerep_log_judging: fills) has none: no record lacks one.
     Arguments: records — the name of the CTE; judging — lakerep_log_judging's (fills, held).
 -#}
 {% macro lakerep_unsent_values_filled(records, judging) %}

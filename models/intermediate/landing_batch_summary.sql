@@ -3,8 +3,9 @@
 {#-
     One row per landing batch: what landed and what validation made of it (the run summary).
     A view over int_log_records_judged (issue 21: a stored copy cost a Delta write every cycle),
-    which a prune leaves the older batches' quarantined records and ends of (lakerep_prune_plan). A filter on landing_batch reaches the log's file statistics through
-    the grouping, so reading a run's batches reads only theirs.
+    of which a prune leaves older batches their quarantined records and ends (lakerep_prune_plan).
+    A filter on landing_batch reaches the log's file statistics through the grouping, so reading
+    a run's batches reads only theirs.
 -#}
 
 with
