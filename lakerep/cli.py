@@ -564,17 +564,24 @@ def bench(
     help="debezium: Debezium change events, one JSON value per line (Kafka Connect's FileStreamSink); "
     "canonical: JSON lines of the source_log columns.",
 )
+@click.option(
+    "--decimals-as-text",
+    is_flag=True,
+    help="debezium: the connector writes decimals as text (decimal.handling.mode=string). Without "
+    "the schema wrapper a whole number's digits may be base64 of the precise mode too, and are "
+    "refused unless this says which.",
+)
 @click.argument(
     "paths", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path)
 )
-def land(file_format: str, paths: tuple[Path, ...]) -> None:
+def land(file_format: str, decimals_as_text: bool, paths: tuple[Path, ...]) -> None:
     """Land files of log records as one landing batch. A file that is no JSON lines (the line is
     named), or that has landed before (same name and content), is refused and nothing lands.
     Refused while a session runs."""
     from lakerep.land_files import land_files
 
     with _user_errors():
-        for line in land_files(list(paths), file_format):
+        for line in land_files(list(paths), file_format, decimals_as_text):
             _echo(line)
 
 

@@ -54,12 +54,13 @@ class LandFile:
         return self.path.name
 
 
-def land_files(paths: list[Path], file_format: str) -> list[str]:
+def land_files(paths: list[Path], file_format: str, decimals_as_text: bool = False) -> list[str]:
     """Land the files as one landing batch; the lines saying what landed. ValueError (the file,
-    the line, what is wrong) when a file is refused: then nothing lands."""
+    the line, what is wrong) when a file is refused: then nothing lands. decimals_as_text: the
+    caller says the connector writes decimals as text (decimal.handling.mode=string)."""
     if file_format not in FORMATS:
         raise ValueError(f"--format {file_format}: one of {', '.join(FORMATS)}")
-    files = [read_file(path, file_format) for path in paths]  # before Spark starts: fails fast
+    files = [read_file(path, file_format, decimals_as_text) for path in paths]  # before Spark: fails fast
     _refuse_repeats(files)
     home = lake_home()
     refuse_if_active(home)
@@ -93,7 +94,7 @@ def land_files(paths: list[Path], file_format: str) -> list[str]:
     ]
 
 
-def read_file(path: Path, file_format: str) -> LandFile:
+def read_file(path: Path, file_format: str, decimals_as_text: bool = False) -> LandFile:
     """The file checked, line by line: each line JSON (a Debezium event value: an object, or null
     for a tombstone, whose registered decimals and timestamps a mapping reads right; a canonical
     record: an object). ValueError names the file and line."""
@@ -111,7 +112,7 @@ def read_file(path: Path, file_format: str) -> LandFile:
                 f"{path}, line {number}: not a Debezium event (a JSON object, or null for a tombstone)"
             )
         if checked and value is not None:
-            _refuse_values_that_cannot_be_read(value, checked, f"{path}, line {number}")
+            _refuse_values_that_cannot_be_read(value, checked, f"{path}, line {number}", decimals_as_text)
         count = number
     if count == 0:
         raise ValueError(f"{path}: the file is empty, nothing to land")
@@ -136,13 +137,15 @@ _DECIMAL_TEXT = re.compile(r"-?[0-9]+(\.[0-9]+)?")
 
 
 def _refuse_values_that_cannot_be_read(
-    event: dict, checked: dict[tuple[str, str], dict[str, int | None]], where: str
+    event: dict, checked: dict[tuple[str, str], dict[str, int | None]], where: str, decimals_as_text: bool
 ) -> None:
     """ValueError for a registered column's value that no mapping reads right: a decimal written
     as a double (decimal.handling.mode=double: its digits past a double's are gone); and, in an
     event without the schema wrapper, a decimal in base64 (the `precise` mode: only the schema
-    says so; a decimal with a scale always has its point in the `string` mode) or a timestamp
-    written as a number (milliseconds or microseconds: only the schema says which)."""
+    says so; a decimal with a scale always has its point in the `string` mode), a whole number's
+    digits that base64 may spell too, unless the caller says decimals are text
+    (decimals_as_text), or a timestamp written as a number (milliseconds or microseconds: only
+    the schema says which)."""
     wrapped = isinstance(event.get("schema"), dict)
     payload = event.get("payload") if wrapped else event
     source = payload.get("source") if isinstance(payload, dict) else None
@@ -167,12 +170,25 @@ def _refuse_values_that_cannot_be_read(
                     "writes it, whose scale only the schema says: land events with JsonConverter's "
                     "schema wrapper (schemas.enable=true), or set decimal.handling.mode=string"
                 )
+            if scale == 0 and not decimals_as_text and isinstance(value, str) and _may_be_base64(value):
+                raise ValueError(
+                    f"{where}: {table}.{name} is {value!r}, a whole number as decimal.handling.mode=string "
+                    "writes it, or base64 bytes of another as the default precise mode does: only the "
+                    "schema tells them apart. Land events with JsonConverter's schema wrapper "
+                    "(schemas.enable=true), or, if the connector sets decimal.handling.mode=string, say "
+                    "so: lakerep land --decimals-as-text"
+                )
             if scale is None and isinstance(value, int) and not isinstance(value, bool):
                 raise ValueError(
                     f"{where}: {table}.{name} is the number {value}, a timestamp whose unit "
                     "(milliseconds or microseconds) only the schema says: land events with "
                     "JsonConverter's schema wrapper (schemas.enable=true)"
                 )
+
+
+def _may_be_base64(digits: str) -> bool:
+    """Digits that spell whole bytes in base64 too: four characters for every three bytes."""
+    return digits.isascii() and digits.isdigit() and len(digits) % 4 == 0
 
 
 def _is_decimal_text(value: str, scale: int) -> bool:
