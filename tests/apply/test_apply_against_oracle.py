@@ -328,7 +328,7 @@ def test_pruning_deletes_exactly_the_rows_no_member_needs(spark, workload, tmp_p
     assert 0 < len(kept) < len(landed_before)
     assert sorted(map(repr, landed_log(spark))) == sorted(map(repr, kept))
     # So does the judged log, which would grow for ever otherwise: its ends stay, which tell a
-    # redelivered record of a pruned UOW (landing._not_pruned), and its CCD keeps each change.
+    # redelivered record of a pruned UOW (landing._not_pruned), and the CCD keeps each change.
     judged_kept = expected_judged_log(judged_before, uow_limit)
     assert 0 < len(judged_kept) < len(judged_before)
     assert sorted(map(repr, judged_log(spark))) == sorted(map(repr, judged_kept))
