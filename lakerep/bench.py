@@ -4,7 +4,8 @@ Cases, on one generated workload: `floor` (the landed history read once and writ
 table: what any design must pay), `history` (landing and capturing a history of `records` log
 records in one cycle, with source snapshots from which that cycle refreshes the members, so that
 later cycles apply their changes as a production cycle does), `cycle` (one more cycle of
-`cycle_records` log records on top of it: what a pipeline pays every COMMIT_INTERVAL), `idle` (a
+`cycle_records` log records on top of it: what a pipeline pays every COMMIT_INTERVAL; with it
+`cycle-floor`, lakerep.bench_floor, and `land`, its landing batch against its floor), `idle` (a
 running session's next cycle with nothing landed: the runner's one query deciding there is nothing
 to do), `idle-dbt` (the same cycle run through dbt anyway, as a plain `dbt run` does),
 `data-tests` (every data test of the project once on that lake: what a cycle that tests adds),
@@ -33,7 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lakerep import dbt, landing
-from lakerep.bench_floor import run_cycle_floor, spark_jobs, table_versions
+from lakerep.bench_floor import run_cycle_floor, run_land_floor, spark_jobs, table_versions
 from lakerep.lake import lake_session, reset_lake
 from lakerep.pipeline import CycleResult, land_refresh_snapshots, land_workload, run_cycle
 from lakerep.registrations import load_registrations
@@ -101,6 +102,25 @@ def metered() -> Iterator[StatementMeter]:
     finally:
         dbt.EVENT_CALLBACKS.remove(meter)
         meter.jobs = spark_jobs(spark) - jobs
+
+
+@dataclass(frozen=True)
+class LandFigures:
+    """The cycle's landing batch written by `lakerep.landing` from the generator's records, against
+    its floor: the same records read back from the landing table and appended to another once."""
+
+    seconds: float
+    records: int
+    jobs: int
+    floor_seconds: float
+
+    def line(self) -> str:
+        rate = self.records / self.seconds if self.seconds > 0 else 0.0
+        ratio = self.seconds / self.floor_seconds if self.floor_seconds > 0 else float("nan")
+        return (
+            f"bench land: {self.seconds:.1f} s, {rate:,.0f} records/s, 1 commits, {self.jobs} jobs; "
+            f"land-floor {self.floor_seconds:.1f} s; ratio land/land-floor {ratio:.1f}"
+        )
 
 
 @dataclass(frozen=True)
@@ -174,9 +194,9 @@ def run_bench(
             members = load_members()
             targets_before = table_versions(spark, [relation_name(member.target_table) for member in members])
             with metered() as meter:
-                landed_at = time.perf_counter()
+                landed_at, jobs_before = time.perf_counter(), spark_jobs(spark)
                 landed_batch, rows = landing.land_log_records(spark, batch.records)
-                land_seconds = time.perf_counter() - landed_at
+                land_seconds, land_jobs = time.perf_counter() - landed_at, spark_jobs(spark) - jobs_before
                 cycle = run_cycle(quiet=True, command="run", run_vars=run_vars)
             yield from _cycle_lines(f"next cycle of {cycle_records:,} log records", rows, land_seconds, cycle)
             yield f"  summary: {cycle.summary.line()}"
@@ -197,6 +217,7 @@ def run_bench(
             cases.append(
                 CaseFigures("cycle-floor", floor.seconds, rows, floor.statements, floor.commits, floor.jobs)
             )
+            land = LandFigures(land_seconds, rows, land_jobs, run_land_floor(spark, batch=landed_batch))
         cases.extend(_idle_cases(spark, run_vars))
         data_tests, nodes, failed = _data_tests_case()
         yield f"  data tests: {nodes} test nodes (dbt test) in {data_tests.seconds:.1f} s"
@@ -216,6 +237,8 @@ def run_bench(
     )
     for figures in cases:
         yield figures.line()
+    if cycle_records:
+        yield land.line()
     yield ratio_line(cases)
     if refresh_rows and records:
         yield from refresh

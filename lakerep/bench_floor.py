@@ -58,6 +58,24 @@ def run_cycle_floor(spark, *, batch: int, members: list[Member], targets: dict[s
     return result
 
 
+def run_land_floor(spark, *, batch: int, rounds: int = 2) -> float:
+    """The floor of landing batch `batch`: its records read from the landing table and appended
+    to an empty Delta table of its shape, once; the seconds of the last of `rounds` runs (the
+    first warms the JVM's plan, as the landings before warmed the landing's)."""
+    seconds, landed, log = 0.0, f"{SCHEMA}.landed", landing.SOURCE_LOG_TABLE
+    for _ in range(rounds):
+        spark.sql(f"drop schema if exists {SCHEMA} cascade")
+        spark.sql(f"create schema {SCHEMA}")
+        try:
+            spark.sql(f"create table {landed} using delta as select * from {log} limit 0")
+            started = time.perf_counter()
+            spark.sql(f"insert into {landed} select * from {log} where landing_batch = {batch}")
+            seconds = time.perf_counter() - started
+        finally:
+            spark.sql(f"drop schema if exists {SCHEMA} cascade")
+    return seconds
+
+
 def _is(member: Member, relation: str) -> bool:
     return relation.split(".")[-1] == member.target_table
 

@@ -8,6 +8,7 @@ from types import SimpleNamespace
 import lakerep.bench_wide
 from lakerep.bench import (
     CaseFigures,
+    LandFigures,
     StatementMeter,
     _wide_case,
     parse_case_line,
@@ -45,6 +46,12 @@ def test_a_case_prints_one_summary_line():
     )
     assert CaseFigures("idle", 0.4, 0, 0, 0).line() == (
         "bench idle: 0.4 s, 0 records/s, 0 statements, 0 commits, 0 jobs"
+    )
+
+
+def test_the_landing_prints_its_figures_against_its_floor():
+    assert LandFigures(1.1, 12_260, 9, 0.5).line() == (
+        "bench land: 1.1 s, 11,145 records/s, 1 commits, 9 jobs; land-floor 0.5 s; ratio land/land-floor 2.2"
     )
 
 
