@@ -7,6 +7,7 @@ change appended), and commits one cycle record. The targets are shallow clones t
 version each had before the cycle, so the job does the work the cycle did, in a scratch schema
 that it drops again. No validation, no CD, UOW or CCD table, no restart state, no trail: the
 ratio of the cycle to this says what the project's shape costs on top of the data's own work.
+The landing's floor (`run_land_floor`) is the first of those writes alone.
 """
 
 from __future__ import annotations
