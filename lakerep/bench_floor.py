@@ -61,8 +61,9 @@ def run_cycle_floor(spark, *, batch: int, members: list[Member], targets: dict[s
 
 def run_land_floor(spark, *, batch: int, rounds: int = 2) -> float:
     """The floor of landing batch `batch`: its records read from the landing table and appended
-    to an empty Delta table of its shape, once; the seconds of the last of `rounds` runs (the
-    first warms the JVM's plan, as the landings before warmed the landing's)."""
+    to an empty Delta table of its shape, once; the seconds of the last of `rounds` runs, so it is
+    timed warm whatever ran before it. It leaves out what only a landing does: the batch number's
+    query and the JSON lines."""
     seconds, landed, log = 0.0, f"{SCHEMA}.landed", landing.SOURCE_LOG_TABLE
     for _ in range(rounds):
         spark.sql(f"drop schema if exists {SCHEMA} cascade")
