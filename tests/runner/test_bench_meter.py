@@ -50,7 +50,7 @@ def test_a_case_prints_one_summary_line():
 
 
 def test_the_landing_prints_its_figures_against_its_floor():
-    assert LandFigures(1.1, 12_260, 9, 0.5).line() == (
+    assert LandFigures(1.1, 12_260, 1, 9, 0.5).line() == (
         "bench land: 1.1 s, 11,145 records/s, 1 commits, 9 jobs; land-floor 0.5 s; ratio land/land-floor 2.2"
     )
 
