@@ -8,7 +8,9 @@ nodes follow the kinds of tables it writes, not the registered tables; the first
 project changed builds them (each view is kept when its definition is unchanged), and so does
 every cycle with data tests, whose tests read them. What was built is kept beside the embedded
 lake, in status/views under the lakerep home: the project's fingerprint when its views were last
-built (data_test_schedule.project_fingerprint). A reset lake loses it with the lake's status.
+built (data_test_schedule.project_fingerprint). A reset lake loses it with the lake's status,
+and a change of a registered table's columns (the schema history, ADR 0012) forgets it before it
+commits: the views follow the source's columns.
 """
 
 from __future__ import annotations
@@ -36,3 +38,8 @@ def built(home: Path, fingerprint: str) -> bool:
 def remember(home: Path, fingerprint: str) -> None:
     """Record that a cycle built the declared views of the project of `fingerprint`."""
     replace_in_one_step(record_path(home), fingerprint)
+
+
+def forget(home: Path) -> None:
+    """The next cycle builds the declared views again (their columns are about to change)."""
+    record_path(home).unlink(missing_ok=True)

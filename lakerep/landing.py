@@ -16,7 +16,7 @@ import json
 import os
 import tempfile
 import uuid
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -29,13 +29,19 @@ LANDED_FILES_TABLE = f"{LANDING_SCHEMA}.landed_files"
 SCRATCH_PREFIX = "landing_scratch_"  # a landing's chunks through Spark Connect (_read_json_lines_remotely)
 
 
-def land_log_records(spark, records: Iterable[dict], new_only_by: tuple[str, ...] = ()) -> tuple[int, int]:
+def land_log_records(
+    spark,
+    records: Iterable[dict],
+    new_only_by: tuple[str, ...] = (),
+    before_write: Callable[[], None] | None = None,
+) -> tuple[int, int]:
     """Append log records (landing-format dicts) as one landing batch: (batch, row count). With
     new_only_by, see _land; a record at or below the landed log's prune horizon has landed too
-    (pruned_landed_through)."""
+    (pruned_landed_through). before_write runs once every record has been read, before the
+    batch commits: what describes the records (the schema history) commits first."""
     return _land(
         spark, SOURCE_LOG_TABLE, records, new_only_by=new_only_by,
-        not_pruned=_not_pruned if new_only_by else None,
+        not_pruned=_not_pruned if new_only_by else None, before_write=before_write,
     )  # fmt: skip
 
 
@@ -98,6 +104,7 @@ def _land(
     batch: int | None = None,
     new_only_by: tuple[str, ...] = (),
     not_pruned=None,
+    before_write: Callable[[], None] | None = None,
 ) -> tuple[int, int]:
     """(batch, rows landed). With new_only_by (columns), a row equal in those columns to one the
     table holds, or to another of the call, has landed already and is left out (a delivery at
@@ -118,6 +125,8 @@ def _land(
     reader = _read_json_lines_remotely if is_remote(spark) else _read_json_lines_through_a_file
     before = _last_commit(spark, table) if new_only_by else None
     with reader(spark, row_schema, lines) as (frame, count):
+        if before_write is not None:
+            before_write()
         if new_only_by:
             frame = _not_held(spark, table, frame.dropDuplicates(list(new_only_by)), new_only_by)
         held_through = pruned_landed_through(spark) if not_pruned is not None else None

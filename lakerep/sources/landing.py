@@ -13,9 +13,19 @@ import itertools
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from lakerep import landing
+from lakerep import declared_views, landing
+from lakerep.lake import lake_home
+from lakerep.registrations import load_registrations
 from lakerep.sources.pgoutput import format_lsn
 from lakerep.sources.postgresql import PostgresqlSource, SourceError, not_landed, unload_position
+from lakerep.sources.schema_history import (
+    HistoryRow,
+    SchemaHistory,
+    declared_shapes,
+    read_history,
+    record_history,
+    watch_shapes,
+)
 from lakerep.sources.slot_continuity import TAKING_A_NEW_SLOT, SlotRecord, why_broken, why_not_the_lakes
 from lakerep.sources.slot_record import read_slot_record, write_slot_record
 
@@ -162,11 +172,16 @@ def _land_and_confirm(
         records = stream.records
         first = next(records, None)  # None: nothing committed since, and the lake is not asked
         if first is not None:  # commit order: the first record has the lowest commit
+            history = SchemaHistory(declared_shapes(load_registrations()), read_history(spark))
+            changed: list[HistoryRow] = []
+            records = watch_shapes(itertools.chain([first], records), lambda: stream.last_relation,
+                                   history, source.describe, source.missing_value, changed)  # fmt: skip
             highest = highest_landed_commit(spark, at_or_above=first["uow_id"])
-            new = not_landed(itertools.chain([first], records), highest)
+            new = not_landed(records, highest)
             first_new = next(new, None)  # None: a read after a crash, every record landed already
             if first_new is not None:
-                count = landing.land_log_records(spark, itertools.chain([first_new], new))[1]
+                land = itertools.chain([first_new], new)
+                count = landing.land_log_records(spark, land, before_write=lambda: _record(spark, changed))[1]
     if stream.truncated:  # the slot is free once the read's block has ended: unloads may read
         if refresh_truncated is None:
             raise SourceError(
@@ -184,6 +199,14 @@ def _land_and_confirm(
         write_slot_record(spark, opened.record)
     source.confirm(lsn)
     return count, bool(stream.truncated)
+
+
+def _record(spark, changed: list[HistoryRow]) -> None:
+    """Commit the schema history's new rows before the records they describe; the views built
+    with the declarations are built again, as the source's columns changed."""
+    if changed:
+        declared_views.forget(lake_home())
+        record_history(spark, changed)
 
 
 def highest_landed_commit(spark, at_or_above: str) -> str | None:

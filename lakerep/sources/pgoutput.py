@@ -36,12 +36,14 @@ class DecodingError(ValueError):
     """A message lakerep cannot turn into log records; the slot stays where it is."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # one per Relation message: a new one is a shape to check
 class Relation:
     schema: str
     table: str
     columns: tuple[str, ...]
-    key_columns: tuple[str, ...]
+    key_columns: tuple[str, ...]  # the replica identity's (every column's under FULL)
+    # each column's type oid and modifier, for format_type: the schema history compares shapes
+    types: tuple[tuple[int, int], ...] = ()
 
 
 @dataclass
@@ -64,6 +66,8 @@ class Decoder:
     also sets end_lsn, the LSN just past that commit: where the slot may be confirmed once the
     records have landed. A transaction of a million rows is never held whole. A TRUNCATE makes no
     record: its tables' names go to truncated (schema.table, each once, in the order met).
+    last_relation is the relation (as its latest Relation message described it) of the last
+    change returned: the schema history compares it with the lake's shape of the table.
     """
 
     def __init__(self) -> None:
@@ -71,6 +75,7 @@ class Decoder:
         self._transaction: _Transaction | None = None
         self.end_lsn: int | None = None
         self.truncated: list[str] = []
+        self.last_relation: Relation | None = None
 
     def feed(self, lsn: int, message: bytes) -> list[dict]:
         reader = _Reader(message)
@@ -110,17 +115,18 @@ class Decoder:
         relation_id = reader.int32()
         schema, table = reader.string(), reader.string()
         reader.byte()  # replica identity setting, read from the catalog when the source starts
-        columns, keys = [], []
+        columns, keys, types = [], [], []
         for _ in range(reader.int16()):
             flags, name = reader.int8(), reader.string()
-            reader.int32(), reader.int32()  # type oid and modifier: staging types by registration
+            types.append((reader.int32() & 0xFFFFFFFF, reader.int32()))  # an oid is unsigned
             columns.append(name)
             if flags & 1:
                 keys.append(name)
-        self._relations[relation_id] = Relation(schema, table, tuple(columns), tuple(keys))
+        self._relations[relation_id] = Relation(schema, table, tuple(columns), tuple(keys), tuple(types))
 
     def _change(self, kind: str, lsn: int, reader: _Reader, transaction: _Transaction) -> dict:
         relation = self._known(reader.int32(), lsn)
+        self.last_relation = relation
         before = after = None
         marker = reader.byte()
         if marker in {"K", "O"}:

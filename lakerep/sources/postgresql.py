@@ -88,6 +88,11 @@ class SourceStream:
                 yield record
 
     @property
+    def last_relation(self):
+        """The relation of the last change taken (pgoutput.Decoder.last_relation)."""
+        return self._decoder.last_relation
+
+    @property
     def confirm_lsn(self) -> int:
         return self._decoder.end_lsn if self.taken else self._flushed
 
@@ -257,6 +262,41 @@ class PostgresqlSource:
         if missing:
             added = ", ".join(f"{_quote(schema)}.{_quote(table)}" for schema, table in missing)
             connection.execute(f"alter publication {_quote(self.publication)} add table {added}")
+
+    def describe(self, relation) -> list:
+        """A Relation message's columns as schema_history.SourceColumn: each type as format_type
+        writes it (asked of the server once per type and modifier) and the type it registers as."""
+        from lakerep.sources.catalog import registered_type
+        from lakerep.sources.schema_history import SourceColumn
+
+        names = getattr(self, "_type_names", None)
+        if names is None:
+            names = self._type_names = {}
+        unknown = sorted(set(relation.types) - set(names))
+        if unknown:
+            with self._connect() as connection, _answers("reading the types of a changed table"):
+                for oid, modifier in unknown:
+                    names[(oid, modifier)] = connection.execute(
+                        "select format_type(%s, %s)", [oid, None if modifier == -1 else modifier]
+                    ).fetchone()[0]
+        return [
+            SourceColumn(name, names[types], registered_type(names[types]))
+            for name, types in zip(relation.columns, relation.types, strict=True)
+        ]
+
+    def missing_value(self, name: str, column: str) -> str | None:
+        """The value PostgreSQL gives the rows that existed before a column was added (its
+        attmissingval: a constant default, in the type's text form), or None."""
+        schema, table = split_name(name)
+        with self._connect() as connection, _answers(f"reading the default of {name}.{column}"):
+            found = connection.execute(
+                "select case when a.atthasmissing then (a.attmissingval::text::text[])[1] end "
+                "from pg_attribute a join pg_class c on c.oid = a.attrelid "
+                "join pg_namespace n on n.oid = c.relnamespace "
+                "where n.nspname = %s and c.relname = %s and a.attname = %s and not a.attisdropped",
+                [schema, table, column],
+            ).fetchone()
+        return None if found is None else found[0]
 
     def read(self, max_changes: int | None = None) -> SourceRead:
         """The whole transactions past the slot's confirmed position, without moving it; with
