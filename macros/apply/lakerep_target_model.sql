@@ -34,13 +34,29 @@
 
 
 {#- SQL of the member's rows of the cycle whose row_action is one of `actions`, typed as the
-    target's columns (and lakerep_deletes_key: the row deletes its key). -#}
+    target's columns (and lakerep_deletes_key: the row deletes its key). A column the source added
+    with a default (ADR 0012) has that default in an image from before it, which lacks the
+    column: PostgreSQL gives it to every row that existed then (a CCD keeps its changes as they
+    were). -#}
 {% macro _lakerep_target_rows(member, columns, plan, actions) %}
     {%- set registration = member.registration -%}
     {%- set user_columns = registration.columns | map(attribute='name') | list -%}
+    {%- set defaults = {} -%}
+    {%- for column in registration.columns
+        if column.added_at and column.default is not none and member.target_structure != 'ccd' -%}
+        {%- do defaults.update({column.name: column.default}) -%}
+    {%- endfor -%}
     select
         {%- for name, data_type in columns %}
-            {%- if name in user_columns %}
+            {%- if name in defaults %}
+        cast(
+            if(
+                map_contains_key(from_json(row_image, 'map<string, string>'), {{ lakerep_string_literal(name) }}),
+                image.`{{ name }}`,
+                {{ lakerep_string_literal(defaults[name]) }}
+            ) as {{ data_type }}
+        ) as `{{ name }}`,
+            {%- elif name in user_columns %}
         cast(image.`{{ name }}` as {{ data_type }}) as `{{ name }}`,
             {%- else %}
         {{ name }},

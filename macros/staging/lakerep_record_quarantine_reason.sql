@@ -3,7 +3,8 @@
     reason code, or null when the record is valid on its own. Checks that need other records
     (duplicate position, commit of an unknown UOW) are in int_log_records_judged itself.
     The order of the WHEN branches is the precedence of the reasons. Reads the landed columns and
-    before_values, after_values, registered_types and registered_keys.
+    before_values, after_values, registered_types, registered_keys and registered_stop:
+    a change of a table at or after an unsafe change of its columns is held (schema_change_unsafe).
 -#}
 {% macro lakerep_record_quarantine_reason() %}
     case
@@ -24,6 +25,8 @@
         when (record_type in ('I', 'U') and after_image is null)
             or (record_type = 'D' and before_image is null)
             then 'missing_image'
+        when record_type in ('I', 'U', 'D') and upper(log_position) >= registered_stop
+            then 'schema_change_unsafe'
         when record_type in ('I', 'U', 'D')
             then coalesce(
                 {{ lakerep_registered_image_reason('before_values') }},

@@ -14,7 +14,7 @@
         {{ return({'relations': [this]}) }}
     {%- endif -%}
     {%- if not rebuild -%}
-        {%- do lakerep_table_matches_contract(existing) -%}
+        {%- set rebuild = not lakerep_table_matches_contract(existing, replaceable=write.mode == 'overwrite') -%}
     {%- endif -%}
     {%- do lakerep_node_file_skipping() -%}
     {{ run_hooks(pre_hooks) }}
