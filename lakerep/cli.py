@@ -490,16 +490,33 @@ def scaffold(check: bool) -> None:
     help="Declare these tables alone: the demo's tables, their members and any others go "
     "(needs --subscribe).",
 )
+@click.option(
+    "--sync",
+    is_flag=True,
+    help="Declare registered TABLES again, as the lake's schema history has seen their columns "
+    "change (docs/schema-evolution.md), for you to commit; resumes a table an unsafe change stopped.",
+)
 @click.argument("tables", nargs=-1, required=True)
-def register(dsn: str, subscribe: str | None, only: bool, tables: tuple[str, ...]) -> None:
+def register(dsn: str, subscribe: str | None, only: bool, sync: bool, tables: tuple[str, ...]) -> None:
     """Register TABLES (schema.table) as the PostgreSQL catalog describes them (columns, types,
     key), then write their models as `lakerep scaffold` does."""
     from lakerep.scaffold import scaffold as write_scaffold
     from lakerep.sources.catalog import register_from_postgresql
 
     with _user_errors():
-        for name in register_from_postgresql(dsn, tables, PROJECT_DIR, only=only, subscribe=subscribe):
-            _echo(f"registered: {name}")
+        if sync:
+            if only or subscribe:
+                raise click.UsageError("--sync declares registered tables again: no --only or --subscribe")
+            from lakerep.lake import lake_home, lake_session
+            from lakerep.sources.declaration_sync import sync_declarations
+            from lakerep.sources.schema_history import read_history
+
+            lake_home()
+            for line in sync_declarations(dsn, tables, PROJECT_DIR, read_history(lake_session())):
+                _echo(line)
+        else:
+            for name in register_from_postgresql(dsn, tables, PROJECT_DIR, only=only, subscribe=subscribe):
+                _echo(f"registered: {name}")
         for path in write_scaffold():
             _echo(f"wrote: {path}")
 

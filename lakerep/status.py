@@ -13,6 +13,8 @@
   owed (a new slot taken, its cold start not run yet).
 - Per Debezium transaction not whole yet (its END, or events the END counts, not landed): what
   it waits for; its records stay out of the log until it is whole.
+- Each change of a registered table's columns the schema history holds (ADR 0012); a table an
+  unsafe change stopped needs an operator (docs/schema-evolution.md).
 
 The embedded Derby metastore admits one process: while a runner of this lake is alive, its
 sources and sets cannot be read by another process, and status says so instead of waiting. On a
@@ -146,7 +148,28 @@ def lake_status(spark, relation_name) -> dict:
 
     record = read_slot_record(spark)
     slot = None if record is None else asdict(record)
-    return {"sources": sources, "sets": sets, "waiting_transactions": waiting, "slot": slot}
+    return {
+        "sources": sources,
+        "sets": sets,
+        "waiting_transactions": waiting,
+        "slot": slot,
+        "schema_changes": _schema_changes(spark),
+    }
+
+
+def _schema_changes(spark) -> list[dict]:
+    """The schema history's rows, in log order (none before the first change)."""
+    from lakerep.sources.schema_history import SCHEMA_HISTORY_TABLE
+
+    if not spark.catalog.tableExists(SCHEMA_HISTORY_TABLE):
+        return []
+    return [
+        row.asDict()
+        for row in spark.sql(
+            "select source_owner, source_table, log_position, change_kind, column_name, type_after, "
+            f"column_default, detail from {SCHEMA_HISTORY_TABLE} order by log_position, column_name"
+        ).collect()
+    ]
 
 
 def status(home: Path) -> dict:
@@ -179,6 +202,11 @@ def status(home: Path) -> dict:
         + (f": {entry['description']}" if entry.get("description") else "")
         for entry in result["sets"] or []
         if entry.get("status") in SETS_NEEDING_ATTENTION
+    ] + [
+        f"{change['source_owner']}.{change['source_table']} stopped at {change['log_position']} by a "
+        f"change of its columns: {change['detail']}"
+        for change in result.get("schema_changes") or []
+        if change["change_kind"] == "unsafe"
     ]
     return result
 
@@ -261,6 +289,17 @@ def lines(result: dict) -> list[str]:
             f"Debezium transaction {waiting['transaction_id']} waits, out of the log: {awaited}; "
             f"first landed in batch {waiting['first_batch']}"
         )
+    for change in result.get("schema_changes") or []:
+        table = f"{change['source_owner']}.{change['source_table']}"
+        if change["change_kind"] == "unsafe":
+            out.append(
+                f"schema change of {table} at {change['log_position']}: {change['detail']}; the table "
+                "stopped there, its changes held back (docs/schema-evolution.md: register it again, "
+                "then refresh its members)"
+            )
+        else:
+            default = f" (rows before it: {change['column_default']})" if change["column_default"] else ""
+            out.append(f"schema change of {table} at {change['log_position']}: {change['detail']}{default}")
     if result["sources"] == [] and result["sets"] == []:
         out.append("lake: no cycle has run yet")
     return out

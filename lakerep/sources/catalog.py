@@ -161,7 +161,9 @@ def _subscriptions(
     return _leading_comments(text) + body
 
 
-def _table_entry(connection, schema: str, table: str) -> dict:
+def table_columns(connection, schema: str, table: str) -> tuple[list[str], list[tuple[str, str]], set[str]]:
+    """A table as register declares it: its key, its columns with their PostgreSQL types
+    (format_type), generated ones left out, and those generated ones."""
     oid, identity, *_ = describe_table(connection, schema, table)
     generated = generated_columns(connection, oid)
     columns = [column for column in connection.execute(
@@ -173,6 +175,12 @@ def _table_entry(connection, schema: str, table: str) -> dict:
     keys = list(identity_columns(connection, oid, "i" if identity == "i" else "d"))
     if not keys:
         raise SourceError(f"{schema}.{table} has no primary key: lakerep registers a table by its key")
+    return keys, columns, generated
+
+
+def _table_entry(connection, schema: str, table: str) -> dict:
+    identity = describe_table(connection, schema, table).identity
+    keys, columns, generated = table_columns(connection, schema, table)
     declared, unmapped = [], []
     for name, postgresql_type in columns:
         data_type = registered_type(postgresql_type)

@@ -174,3 +174,35 @@ def test_status_says_what_the_lake_holds_of_its_slot_and_what_waits():
         "Debezium transaction 570 waits, out of the log: its END has not landed (2 change events have)"
         in text
     )
+
+
+def test_status_shows_the_schema_history_and_a_stopped_table_needs_attention(monkeypatch, tmp_path):
+    """Issue 63: each change of a registered table's columns is a line; an unsafe one stops its
+    table, and status says what to do (and exits non-zero)."""
+    from lakerep import status as status_module
+
+    changes = [
+        {"source_owner": "SALES", "source_table": "CUSTOMERS", "log_position": "00000000016E00000000",
+         "change_kind": "add_column", "column_name": "tier", "type_after": "int", "column_default": "3",
+         "detail": "added tier integer"},
+        {"source_owner": "SALES", "source_table": "ORDERS", "log_position": "00000000017000000000",
+         "change_kind": "unsafe", "column_name": None, "type_after": None, "column_default": None,
+         "detail": "dropped note and added remark in one change (a rename?)"},
+    ]  # fmt: skip
+    monkeypatch.setattr(
+        status_module, "lake_status",
+        lambda spark, relation_name: {"sources": [], "sets": [], "schema_changes": changes},
+    )  # fmt: skip
+    monkeypatch.setattr("lakerep.lake.lake_session", lambda: None)
+    result = status_module.status(tmp_path)
+    assert result["attention"] == [
+        "SALES.ORDERS stopped at 00000000017000000000 by a change of its columns: dropped note and added "
+        "remark in one change (a rename?)"
+    ]
+    text = "\n".join(lines(result))
+    assert (
+        "schema change of SALES.CUSTOMERS at 00000000016E00000000: added tier integer (rows before it: 3)"
+        in text
+    )
+    assert "schema change of SALES.ORDERS at 00000000017000000000: dropped note" in text
+    assert "register it again, then refresh its members" in text

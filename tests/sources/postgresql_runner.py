@@ -10,7 +10,9 @@ Steps (every subscription member, every registered table of the source):
            live source can lose or duplicate a transaction
   unload   `lakerep unload --source DSN --member ...`
   diff     `lakerep diff`: prints `diff <json of the counts per target>`
-  dump     prints `rows <target> <json of its rows>` per member
+  dump     prints `rows <target> <json of its rows>` per member (every column of the target: the
+           source's columns, those its schema history added last)
+  history  prints `history <json of the schema history's rows>` (table, kind, column, type)
   plan     prints `plan <json of target: [action, reason]>` of the latest Apply cycle
 """
 
@@ -61,9 +63,14 @@ def main(dsn: str, steps: list[str]) -> None:
         elif step == "dump":
             spark = lake_session()
             for member in members:
-                columns = ", ".join(f"`{column.name}`" for column in member.registration.columns)
-                rows = spark.sql(f"select {columns} from {relation_name(member.target_table)}").collect()
+                rows = spark.sql(f"select * from {relation_name(member.target_table)}").collect()
                 print("rows", member.target_table, json.dumps([list(row) for row in rows]), flush=True)
+        elif step == "history":
+            from lakerep.sources.schema_history import read_history
+
+            rows = [[r.source_table, r.change.kind, r.change.column_name, r.change.type_after]
+                    for r in read_history(lake_session())]  # fmt: skip
+            print("history", json.dumps(sorted(rows)), flush=True)
         elif step == "plan":
             plan = relation_name("apply_plan")
             rows = (

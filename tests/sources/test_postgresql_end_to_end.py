@@ -1,7 +1,9 @@
 """A live PostgreSQL replicated end to end (issue 23): pgbench's tables registered from the
 catalog in a scratch copy of the project, refreshed from the server, then pgbench traffic with a
-rollback, a delete, a key update, a transaction spanning two cycles, a TRUNCATE and updates that
-leave a TOASTed value unchanged (every update of the branch, which holds one), over four
+rollback, a delete, a key update, a transaction spanning two cycles, a TRUNCATE, updates that
+leave a TOASTed value unchanged (every update of the branch, which holds one), a column added
+with a default and one widened, and a rename that stops its table until it is declared again
+(the schema history, issue 63), over four
 runner processes and four cycles, one of them killed (SIGKILL) between landing and the slot's
 confirmation. Every replica equals the server's table, and `lakerep diff` against an unload taken
 at the end finds no difference. Then the slot is dropped under traffic: the next run starts cold
@@ -127,7 +129,12 @@ def test_a_live_postgresql_is_replicated_exactly_through_a_kill(server, project,
     spanning.execute("insert into pgbench_accounts values (800001, 1, 11, 'spanning')")
     runner(project, server, "cycle")
 
-    traffic(server, script, 100)
+    # A column added under traffic, with a default the row before it holds (ADR 0012; not to the
+    # accounts: the spanning transaction holds them): the kill below falls after its history row
+    # and its records landed, before the slot moved.
+    traffic(server, script, 50)
+    execute(server, "alter table pgbench_branches add column city text not null default 'north'")
+    traffic(server, script, 50)
     killed = runner(project, server, "crash", check=False)
     assert killed.returncode == -signal.SIGKILL, killed.stderr[-3000:]
     landed = re.search(r"killed before confirming (\d+) records read", killed.stdout)
@@ -142,12 +149,34 @@ def test_a_live_postgresql_is_replicated_exactly_through_a_kill(server, project,
         "insert into pgbench_tellers select t, 1, t * 10 from generate_series(1, 10) as t",
         "update pgbench_accounts set filler = 'with the truncate' where aid = 1",
     )
-    traffic(server, script, 100)
-    final = runner(project, server, "cycle", "unload", "cycle", "diff", "dump")
+    traffic(server, script, 50)
+    execute(server, "alter table pgbench_accounts add column region text default 'south'")  # 2,000 rows
+    execute(server, "alter table pgbench_branches alter column bbalance type bigint")  # a widening
+    traffic(server, script, 50)
+    final = runner(project, server, "cycle", "unload", "cycle", "diff", "dump", "history")
     assert "unloaded 10 rows of public.pgbench_tellers" in final.stdout
     assert_replicas_equal_the_server(server, final)
+    history = json.loads(next(line for line in final.stdout.splitlines() if line.startswith("history "))[8:])
+    assert history == [  # read again after the kill, recorded once
+        ["pgbench_accounts", "add_column", "region", "string"],
+        ["pgbench_branches", "add_column", "city", "string"],
+        ["pgbench_branches", "widen_column", "bbalance", "bigint"],
+    ]
     accounts = {row[0] for row in replica_rows(final)["pgbench_accounts_copy"]}
     assert {800001, 900001} <= accounts and not {3, 7, 900000} & accounts
+
+    # A rename cannot evolve by itself: the table stops at it, loudly, and the documented command
+    # (declare it again from the lake's history, then refresh) resumes it.
+    execute(server, "alter table pgbench_tellers rename column filler to remark")
+    traffic(server, script, 30)
+    stopped = runner(project, server, "cycle")
+    assert "schema_change_unsafe" in stopped.stdout
+    status = in_project(project, "-m", "lakerep.cli", "status", check=False)
+    assert "public.pgbench_tellers stopped at" in status.stdout + status.stderr, status.stdout
+    sync = ["-m", "lakerep.cli", "register", "--sync", "--from-postgresql", server, "public.pgbench_tellers"]
+    assert "synced: public.pgbench_tellers" in in_project(project, *sync).stdout
+    resumed = runner(project, server, "refresh", "cycle", "unload", "cycle", "diff", "dump")
+    assert_replicas_equal_the_server(server, resumed)
 
     # The slot dropped (as after a failover): the changes since are lost to it, so the next run
     # starts cold from a new slot, every member waits in a gap, and a refresh brings them back.
