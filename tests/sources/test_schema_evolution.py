@@ -3,8 +3,8 @@ becomes a row of the schema history at the position of its first change under th
 and the replicas follow it with the project's files untouched (the declaration is the one of
 before the change: what a redeploy of the old files gives). Added columns (nullable, with a
 default, NOT NULL with a default), a widened one and a dropped one evolve by themselves, in the
-middle of traffic and of a transaction open across a cycle; a rename stops its table at its
-position, with nothing after it applied. The oracle is the server's table."""
+middle of traffic and of a transaction open across a cycle; a rename and a key change stop their
+table at their position, with nothing after it applied. The oracle is the server's table."""
 
 from __future__ import annotations
 
@@ -147,3 +147,22 @@ def test_a_rename_stops_its_table_at_its_position(spark, server):
     assert result.exit_code != 0
     assert "SALES.ORDERS stopped at" in result.output and "a rename?" in result.output
     assert "set APPLY1.SALES: WAITING" in result.output
+
+
+def test_a_key_change_stops_its_table(spark, server):
+    execute(server, [
+        'alter table "SALES"."ORDER_LINES" drop constraint "ORDER_LINES_pkey"',
+        'alter table "SALES"."ORDER_LINES" add primary key (product_code)',
+        """insert into "SALES"."ORDER_LINES" values (3, 1, 'P-3', 1, 1.00, null)""",
+    ])  # fmt: skip
+    assert any("schema_change_unsafe 1" in line for line in cycle(server))
+    detail = spark.sql(
+        f"select detail from {SCHEMA_HISTORY_TABLE} "
+        "where source_table = 'ORDER_LINES' and change_kind = 'unsafe'"
+    ).first()[0]
+    assert detail == "the key (order_id, line_no) changed: the log now carries (product_code)"
+    held = spark.sql(
+        f"select count(*) from {relation_name('int_log_records_judged')} "
+        "where source_table = 'ORDER_LINES' and quarantine_reason = 'schema_change_unsafe'"
+    ).first()[0]
+    assert held == 1
