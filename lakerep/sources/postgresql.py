@@ -124,6 +124,7 @@ class PostgresqlSource:
         self.slot = slot
         self.publication = publication or slot
         self.registered = dict(registered or {})
+        self._type_names: dict[tuple[int, int], str] = {}  # (oid, modifier) -> format_type's name
 
     @classmethod
     def of_registrations(cls, dsn: str, registrations: Mapping, slot: str = DEFAULT_SLOT) -> PostgresqlSource:
@@ -269,9 +270,7 @@ class PostgresqlSource:
         from lakerep.sources.catalog import registered_type
         from lakerep.sources.schema_history import SourceColumn
 
-        names = getattr(self, "_type_names", None)
-        if names is None:
-            names = self._type_names = {}
+        names = self._type_names
         unknown = sorted(set(relation.types) - set(names))
         if unknown:
             with self._connect() as connection, _answers("reading the types of a changed table"):
