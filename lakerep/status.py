@@ -159,16 +159,21 @@ def lake_status(spark, relation_name) -> dict:
 
 def _schema_changes(spark) -> list[dict]:
     """The schema history's rows, in log order (none before the first change)."""
-    from lakerep.sources.schema_history import SCHEMA_HISTORY_TABLE
+    from lakerep.sources.schema_history import read_history
 
-    if not spark.catalog.tableExists(SCHEMA_HISTORY_TABLE):
-        return []
+    rows = sorted(read_history(spark), key=lambda row: (row.log_position, row.change.column_name or ""))
     return [
-        row.asDict()
-        for row in spark.sql(
-            "select source_owner, source_table, log_position, change_kind, column_name, type_after, "
-            f"column_default, detail from {SCHEMA_HISTORY_TABLE} order by log_position, column_name"
-        ).collect()
+        {
+            "source_owner": row.source_owner,
+            "source_table": row.source_table,
+            "log_position": row.log_position,
+            "change_kind": row.change.kind,
+            "column_name": row.change.column_name,
+            "type_after": row.change.type_after,
+            "column_default": row.change.column_default,
+            "detail": row.change.detail,
+        }
+        for row in rows
     ]
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from pathlib import Path
+from typing import NamedTuple
 
 import yaml
 
@@ -92,13 +93,7 @@ def register_from_postgresql(
         )  # fmt: skip
     text = path.read_text(encoding="utf-8")
     kept = _leading_comments(text) + "version: 2\n\nsources:\n" if only else text.rstrip("\n") + "\n"
-    candidate = path.with_name(f".{path.name}.new")
-    candidate.write_text(kept + _source_groups(entries, kept), encoding="utf-8")
-    try:
-        load_registrations(candidate)
-    except RegistrationError:
-        candidate.unlink()
-        raise
+    candidate = checked_candidate(path, kept + _source_groups(entries, kept))
     subscriptions = project_dir / SUBSCRIPTIONS_PATH
     subscriptions_text = subscriptions.read_text(encoding="utf-8")
     if only or subscription:
@@ -115,6 +110,20 @@ def register_from_postgresql(
         subscriptions.write_text(subscriptions_text, encoding="utf-8")
         raise
     return list(tables)
+
+
+def checked_candidate(path: Path, text: str) -> Path:
+    """The declaration's new text, written beside it and checked as scaffold checks it (a
+    RegistrationError, and nothing left behind, when it fails): the caller replaces the file
+    with it."""
+    candidate = path.with_name(f".{path.name}.new")
+    candidate.write_text(text, encoding="utf-8")
+    try:
+        load_registrations(candidate)
+    except RegistrationError:
+        candidate.unlink()
+        raise
+    return candidate
 
 
 def _set_name(subscribe: str) -> tuple[str, str]:
@@ -161,9 +170,18 @@ def _subscriptions(
     return _leading_comments(text) + body
 
 
-def table_columns(connection, schema: str, table: str) -> tuple[list[str], list[tuple[str, str]], set[str]]:
+class TableColumns(NamedTuple):
     """A table as register declares it: its key, its columns with their PostgreSQL types
-    (format_type), generated ones left out, and those generated ones."""
+    (format_type), generated ones left out, those generated ones, and its replica identity."""
+
+    keys: list[str]
+    columns: list[tuple[str, str]]
+    generated: set[str]
+    identity: str
+
+
+def table_columns(connection, schema: str, table: str) -> TableColumns:
+    """The table's TableColumns, from the catalog."""
     oid, identity, *_ = describe_table(connection, schema, table)
     generated = generated_columns(connection, oid)
     columns = [column for column in connection.execute(
@@ -175,12 +193,11 @@ def table_columns(connection, schema: str, table: str) -> tuple[list[str], list[
     keys = list(identity_columns(connection, oid, "i" if identity == "i" else "d"))
     if not keys:
         raise SourceError(f"{schema}.{table} has no primary key: lakerep registers a table by its key")
-    return keys, columns, generated
+    return TableColumns(keys, columns, generated, identity)
 
 
 def _table_entry(connection, schema: str, table: str) -> dict:
-    identity = describe_table(connection, schema, table).identity
-    keys, columns, generated = table_columns(connection, schema, table)
+    keys, columns, generated, identity = table_columns(connection, schema, table)
     declared, unmapped = [], []
     for name, postgresql_type in columns:
         data_type = registered_type(postgresql_type)

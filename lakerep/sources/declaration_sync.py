@@ -20,8 +20,8 @@ from pathlib import Path
 
 import yaml
 
-from lakerep.registrations import DECLARATION_PATH, RegistrationError, load_registrations
-from lakerep.sources.catalog import registered_type, table_columns
+from lakerep.registrations import DECLARATION_PATH, load_registrations
+from lakerep.sources.catalog import checked_candidate, registered_type, table_columns
 from lakerep.sources.postgresql import SourceError, connect, split_name
 from lakerep.sources.schema_history import HistoryRow, SchemaHistory, declared_shapes
 
@@ -42,6 +42,7 @@ def sync_declarations(
         )
     shapes = SchemaHistory(declared_shapes(registrations), history)
     text = original = path.read_text(encoding="utf-8")
+    document = yaml.safe_load(original) or {}
     said = []
     with connect(dsn) as connection:
         for name in tables:
@@ -54,7 +55,7 @@ def sync_declarations(
                     f"{name} has columns ({', '.join(c for c, _ in catalog)}) that the lake's log has not "
                     f"shown yet (it knows {', '.join(live)}): run a cycle first, then sync"
                 )
-            descriptions = _descriptions(path, name)
+            descriptions = _descriptions(document, name)
             added = f"{name}.{{}}: added at the source (schema history)."
             entries = [
                 {"name": column, "data_type": data_type,
@@ -66,13 +67,7 @@ def sync_declarations(
                 f"synced: {name}, {len(entries)} columns, key ({', '.join(keys)})"
                 + (": it resumes once its members are refreshed (lakerep refresh)" if stopped else "")
             )
-    candidate = path.with_name(f".{path.name}.new")
-    candidate.write_text(text, encoding="utf-8")
-    try:
-        load_registrations(candidate)
-    except RegistrationError:
-        candidate.unlink()
-        raise
+    candidate = checked_candidate(path, text)
     if text != original:
         candidate.replace(path)
     else:
@@ -97,13 +92,15 @@ def _columns_after_history(name: str, shapes: SchemaHistory, history: list[Histo
 
 def _catalog_columns(connection, name: str) -> tuple[list[str], list[tuple[str, str | None]]]:
     """The table's key (as register takes it) and its columns with their registered types."""
-    keys, columns, _ = table_columns(connection, *split_name(name))
-    return keys, [(column, registered_type(postgresql_type)) for column, postgresql_type in columns]
+    found = table_columns(connection, *split_name(name))
+    return found.keys, [
+        (column, registered_type(postgresql_type)) for column, postgresql_type in found.columns
+    ]
 
 
-def _descriptions(path: Path, name: str) -> dict[str, str]:
-    """The table's declared columns' descriptions, kept through the sync."""
-    document = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+def _descriptions(document: dict, name: str) -> dict[str, str]:
+    """The table's declared columns' descriptions (from the declaration's YAML), kept through the
+    sync."""
     owner, _, table = name.rpartition(".")
     for source in document.get("sources") or []:
         for entry in source.get("tables") or []:

@@ -28,7 +28,6 @@ from datetime import UTC, datetime
 from lakerep.landing import LANDING_SCHEMA
 
 SCHEMA_HISTORY_TABLE = f"{LANDING_SCHEMA}.source_schema_history"
-KINDS = ("add_column", "drop_column", "widen_column", "unsafe")
 _COLUMNS = (
     "source_owner string not null, source_table string not null, log_position string not null, "
     "change_kind string not null, column_name string, type_before string, type_after string, "
@@ -264,16 +263,13 @@ def read_history(spark) -> list[HistoryRow]:
 
 
 def record_history(spark, rows: list[HistoryRow]) -> None:
-    """Commit history rows (one commit), those the lake holds already left out."""
+    """Commit new history rows (one commit): SchemaHistory.observe's, which left out those the
+    lake held when it was read (this source's reader is the table's one writer)."""
     spark.sql(f"create schema if not exists {LANDING_SCHEMA}")
     spark.sql(f"create table if not exists {SCHEMA_HISTORY_TABLE} ({_COLUMNS}) using delta")
-    held = {row.key for row in read_history(spark)}
-    new = [row for row in rows if row.key not in held]
-    if not new:
-        return
     now = datetime.now(UTC).replace(tzinfo=None)
     values = []
-    for row in new:
+    for row in rows:
         change = row.change
         values.append((row.source_owner, row.source_table, row.log_position, change.kind, change.column_name,
                        change.type_before, change.type_after, change.column_default, change.detail,

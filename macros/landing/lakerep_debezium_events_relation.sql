@@ -7,10 +7,5 @@
     {%- if not execute -%}
         {{ return(none) }}
     {%- endif -%}
-    {%- set schemas = run_query('show schemas like ' ~ lakerep_string_literal(events.schema))
-        if graph.get('lakerep_landing_tables', {}).get('invocation_id') != invocation_id else none -%}
-    {%- if schemas is not none and schemas.rows | length == 0 -%}
-        {{ return(none) }}
-    {%- endif -%}
-    {{ return(events if events.identifier | lower in lakerep_landing_table_names(events.schema) else none) }}
+    {{ return(events if lakerep_landing_table_exists(events) else none) }}
 {% endmacro %}

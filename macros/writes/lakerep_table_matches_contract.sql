@@ -60,39 +60,25 @@
 
 
 {#- Whether a table with the columns `held` becomes `declared` (each 'name type') by widening
-    some of its columns and adding the others, in whatever order the contract has them (every
+    the columns the schema history widened (lakerep.sources.schema_history.widens decided which
+    changes are widenings) and adding the others, in whatever order the contract has them (every
     write names its columns). -#}
 {% macro _lakerep_evolves_to(held, declared) %}
     {%- set types = {} -%}
     {%- for column in declared -%}
         {%- do types.update({column.split(' ')[0]: column.split(' ')[1]}) -%}
     {%- endfor -%}
+    {%- set widened = [] -%}
+    {%- for column in lakerep_model_registration(model.name).columns if column.widened -%}
+        {%- do widened.append(column.name | lower) -%}
+    {%- endfor -%}
     {%- for column in held -%}
         {%- set name, data_type = column.split(' ') -%}
-        {%- if name not in types or (types[name] != data_type and not _lakerep_widens(data_type, types[name])) -%}
+        {%- if name not in types or (types[name] != data_type and name not in widened) -%}
             {{ return(false) }}
         {%- endif -%}
     {%- endfor -%}
     {{ return(true) }}
-{% endmacro %}
-
-
-{#- Whether Delta's type widening takes a column of type `before` to `after` (as
-    lakerep.sources.schema_history.widens decides which changes are widenings). -#}
-{% macro _lakerep_widens(before, after) %}
-    {%- set integers = ['tinyint', 'smallint', 'int', 'bigint'] -%}
-    {%- if before in integers and after in integers -%}
-        {{ return(integers.index(after) > integers.index(before)) }}
-    {%- endif -%}
-    {%- if before == 'float' and after == 'double' -%}
-        {{ return(true) }}
-    {%- endif -%}
-    {%- if before.startswith('decimal(') and after.startswith('decimal(') -%}
-        {%- set p, s = before[8:-1].split(',') | map('int') | list -%}
-        {%- set p2, s2 = after[8:-1].split(',') | map('int') | list -%}
-        {{ return(s2 >= s and p2 - s2 >= p - s) }}
-    {%- endif -%}
-    {{ return(false) }}
 {% endmacro %}
 
 

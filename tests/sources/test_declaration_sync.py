@@ -35,20 +35,14 @@ def test_the_demo_declaration_gets_the_tables_new_columns_and_nothing_else(tmp_p
     assert len(changed) == 4  # the key line and the three columns
 
 
-BLOCK_STYLE = """version: 2
-sources:
-  - name: postgresql_public
-    schema: public
-    config:
-      meta:
-        lakerep_registered: true
-    tables:
-    - name: t
+def _entry(table: str, columns: str) -> str:
+    """A table entry as the declaration writes one, with its columns list as given."""
+    return f"""    - name: {table}
       config:
         meta:
           lakerep:
             source_owner: public
-            source_table: t
+            source_table: {table}
             key_columns: [id]
             before_image_prefix: null
             key_updates_as_delete_insert: true
@@ -56,25 +50,17 @@ sources:
             ccd_complete: false
             disable_refresh: false
       columns:
-      - name: id
-        data_type: int
-        description: public.t.id
-      - {name: v, data_type: string, description: public.t.v}
-    - name: u
-      config:
-        meta:
-          lakerep:
-            source_owner: public
-            source_table: u
-            key_columns: [id]
-            before_image_prefix: null
-            key_updates_as_delete_insert: true
-            ccd_condensed: true
-            ccd_complete: false
-            disable_refresh: false
-      columns:
-      - {name: id, data_type: int, description: public.u.id}
-"""
+{columns}"""
+
+
+# a list in block style and one in flow style, each followed by another entry or the file's end
+BLOCK_STYLE = (
+    "version: 2\nsources:\n  - name: postgresql_public\n    schema: public\n    config:\n"
+    "      meta:\n        lakerep_registered: true\n    tables:\n"
+    + _entry("t", "      - name: id\n        data_type: int\n        description: public.t.id\n"
+                  "      - {name: v, data_type: string, description: public.t.v}\n")
+    + _entry("u", "      - {name: id, data_type: int, description: public.u.id}\n")
+)  # fmt: skip
 
 
 @pytest.mark.parametrize("table", ["t", "u"])
