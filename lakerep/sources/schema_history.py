@@ -289,12 +289,13 @@ def watch_shapes(
     compared with the table's shape at its first change, and what changed goes to `found`, to be
     recorded before the records land. An added column takes its default from default_of(name,
     column)."""
-    checked: set[int] = set()
+    # each table's relation last compared, held: an id() of a freed relation can be a new one's
+    compared: dict[str, object] = {}
     for record in records:
         relation = last_relation() if record["record_type"] in {"I", "U", "D"} else None
-        if relation is not None and id(relation) not in checked:
-            checked.add(id(relation))
-            name = f"{relation.schema}.{relation.table}"
+        name = relation and f"{relation.schema}.{relation.table}"
+        if relation is not None and compared.get(name) is not relation:
+            compared[name] = relation
             rows = history.observe(name, record["log_position"], describe(relation), relation.key_columns)
             for row in rows:
                 if row.change.kind == "add_column":

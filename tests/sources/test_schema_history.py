@@ -3,8 +3,11 @@ that differs from the lake's shape of its table records, and at which position a
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
 
+from lakerep.sources.pgoutput import Relation
 from lakerep.sources.schema_history import (
     Change,
     Column,
@@ -13,6 +16,7 @@ from lakerep.sources.schema_history import (
     Shape,
     SourceColumn,
     changes_between,
+    watch_shapes,
     widens,
 )
 
@@ -133,3 +137,39 @@ def test_a_declaration_that_holds_the_sources_columns_after_an_unsafe_change_res
     assert [row.change.kind for row in history.observe("SALES.ORDERS", "D" * 20, added, ["order_id"])] == [
         "add_column"
     ]
+
+
+class _Decoder:
+    """Relation messages and changes of SALES.ORDERS as pgoutput.Decoder gives them, except that a
+    table's old relation is freed before its new one is made: the memory, and the id(), of the
+    old can then be the new one's, as they were in a reader."""
+
+    def __init__(self) -> None:
+        self.relation = self.last_relation = None
+
+    def read(self, messages: list) -> Iterator[dict]:
+        for position, message in enumerate(messages):
+            if isinstance(message, tuple):
+                self.relation = None
+                self.relation = Relation("SALES", "ORDERS", tuple(message), ("order_id",))
+                continue
+            self.last_relation = self.relation if message != "C" else None
+            yield {"record_type": message, "log_position": f"{position:020d}"}
+
+
+def test_every_relation_message_is_compared_though_an_old_one_was_freed():
+    # a new session's first message repeats the known shape; an ALTER after a commit adds a column.
+    # Whether a freed relation's memory is the next one's is the allocator's choice: read often.
+    added = (*SAME, ("region", "text", "string"))
+    for _ in range(20):
+        decoder, found = _Decoder(), []
+        records = watch_shapes(
+            decoder.read([SAME, "U", "C", added, "I"]),
+            lambda decoder=decoder: decoder.last_relation,
+            SchemaHistory({"SALES.ORDERS": ORDERS}, []),
+            lambda relation: source(*relation.columns),
+            lambda name, column: None,
+            found,
+        )
+        assert len(list(records)) == 3
+        assert [(row.change.kind, row.change.column_name) for row in found] == [("add_column", "region")]
