@@ -13,7 +13,10 @@ object of source_log's text columns), or holds a registered decimal or timestamp
 reads right (Debezium's decimal.handling.mode=double; without the schema wrapper, a precise
 decimal or a timestamp as a number), naming the file and the line; when a file of the same
 name and content has landed before (lakerep_raw.landed_files), since its records would land twice;
-and when two files of the call have one name (a batch knows its files by name).
+and when two files of the call have one name (a batch knows its files by name). A change event's
+row schema (JsonConverter's wrapper) that differs from the lake's shape of its table becomes rows
+of the schema history, committed before the events land (docs/schema-evolution.md); an event
+without the wrapper that holds a column the lake does not know is refused.
 Kafka Connect delivers at least once, and its file sink appends to the same file: a file that
 grew, a renamed copy, or a call cut off between its two commits repeats records. A record that
 has landed already (the same event text; a canonical record equal in every column), or that
@@ -28,13 +31,21 @@ import hashlib
 import json
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from lakerep import dbt, landing
 from lakerep.lake import lake_home, lake_session
 from lakerep.locks import critical_section, refuse_if_active
 from lakerep.registrations import decimal_scale, load_registrations
+from lakerep.sources.debezium_schema import change_of, field_default, source_columns
+from lakerep.sources.schema_history import (
+    HistoryRow,
+    SchemaHistory,
+    declared_shapes,
+    read_history,
+    record_history,
+)
 
 FORMATS = ("debezium", "canonical")
 _LANDED_COLUMNS = {"landing_batch", "landed_at"}
@@ -48,6 +59,9 @@ class LandFile:
     path: Path
     sha256: str
     line_count: int
+    # (line, schema.table, log position, row) where a registered table's row schema differs from
+    # its previous event's in the file: row is {"fields": [...]}, or {"names": [...]} unwrapped
+    shapes: tuple[tuple[int, str, str, dict], ...] = ()
 
     @property
     def name(self) -> str:
@@ -70,9 +84,13 @@ def land_files(paths: list[Path], file_format: str, decimals_as_text: bool = Fal
         dbt.run_operation("lakerep_create_land_tables", {"debezium": file_format == "debezium"})
         _refuse_landed_before(spark, files)
         if file_format == "debezium":
+            changed = _schema_changes(spark, files)  # ValueError before anything lands
             # An event's text says its position, transaction and row: the same text is the same event.
             rows = _debezium_rows(files)
-            batch, count = landing.land_debezium_events(spark, rows, new_only_by=("event_value",))
+            batch, count = landing.land_debezium_events(
+                spark, rows, new_only_by=("event_value",),
+                before_write=(lambda: record_history(spark, changed)) if changed else None,
+            )  # fmt: skip
         else:
             columns = [
                 name
@@ -99,7 +117,10 @@ def read_file(path: Path, file_format: str, decimals_as_text: bool = False) -> L
     for a tombstone, whose registered decimals and timestamps a mapping reads right; a canonical
     record: an object). ValueError names the file and line."""
     digest, count = hashlib.sha256(), 0
-    checked = _registered_columns_to_check() if file_format == "debezium" else {}
+    registrations = load_registrations() if file_format == "debezium" else {}
+    checked = _registered_columns_to_check(registrations)
+    shapes: list[tuple[int, str, str, dict]] = []
+    last_row: dict[str, dict] = {}  # each registered table's row schema at its last event
     for number, text in _numbered_lines(path, digest):
         try:
             value = json.loads(text)
@@ -113,13 +134,21 @@ def read_file(path: Path, file_format: str, decimals_as_text: bool = False) -> L
             )
         if checked and value is not None:
             _refuse_values_that_cannot_be_read(value, checked, f"{path}, line {number}", decimals_as_text)
+        change = change_of(value) if registrations else None
+        if change is not None and change[0] in registrations and change[2] is not None:
+            name, position, row = change
+            if "names" in row:  # unwrapped: the names met so far (a delete's image may hold fewer)
+                row = {"names": sorted({*last_row.get(name, {}).get("names", ()), *row["names"]})}
+            if row != last_row.get(name):
+                last_row[name] = row
+                shapes.append((number, name, position, row))
         count = number
     if count == 0:
         raise ValueError(f"{path}: the file is empty, nothing to land")
-    return LandFile(path, digest.hexdigest(), count)
+    return LandFile(path, digest.hexdigest(), count, tuple(shapes))
 
 
-def _registered_columns_to_check() -> dict[tuple[str, str], dict[str, int | None]]:
+def _registered_columns_to_check(registrations: dict) -> dict[tuple[str, str], dict[str, int | None]]:
     """(owner, table) of each registered table with decimal or timestamp columns: each column's
     decimal scale, None for a timestamp."""
     found = {
@@ -128,7 +157,7 @@ def _registered_columns_to_check() -> dict[tuple[str, str], dict[str, int | None
             for c in r.columns
             if decimal_scale(c.data_type) is not None or c.data_type.lower() == "timestamp"
         }
-        for r in load_registrations().values()
+        for r in registrations.values()
     }
     return {table: columns for table, columns in found.items() if columns}
 
@@ -255,6 +284,38 @@ def _refuse_landed_before(spark, files: list[LandFile]) -> None:
                 f"{f.path}: already landed (a file of this name and content, landing batch "
                 f"{landed[(f.name, f.sha256)]}); nothing landed"
             )
+
+
+def _schema_changes(spark, files: list[LandFile]) -> list[HistoryRow]:
+    """The schema history's new rows for the row schemas the files' events carry (ADR 0012),
+    each compared with the lake's shape of its table at its position. ValueError for an event
+    without the schema wrapper that holds a column the shape lacks: its type is unknown."""
+    seen = [(f, shape) for f in files for shape in f.shapes]
+    if not seen:
+        return []
+    history = SchemaHistory(declared_shapes(load_registrations()), read_history(spark))
+    found: list[HistoryRow] = []
+    for f, (line, name, position, row) in seen:
+        shape = history.shape_at(name, position)
+        if shape is None or shape.stopped:
+            continue
+        if "names" in row:
+            unknown = sorted(set(row["names"]) - set(shape.live()))
+            if unknown:
+                raise ValueError(
+                    f"{f.path}, line {line}: {name} has columns the lake does not know "
+                    f"({', '.join(unknown)}), and an event without JsonConverter's schema wrapper "
+                    "gives no types: land events with the wrapper (schemas.enable=true)"
+                )
+            continue
+        fields = row["fields"]
+        # an event value holds no key: the shape's is taken as the log's (a key change goes unseen)
+        for new in history.observe(name, position, source_columns(fields, shape.live()), shape.key_columns):
+            if new.change.kind == "add_column":
+                default = field_default(fields, new.change.column_name)
+                new = replace(new, change=replace(new.change, column_default=default))
+            found.append(new)
+    return found
 
 
 def _file_record(f: LandFile, file_format: str) -> dict:

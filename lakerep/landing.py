@@ -80,15 +80,19 @@ def next_landing_batch(spark) -> int:
 
 
 def land_debezium_events(
-    spark, events: Iterable[dict], batch: int | None = None, new_only_by: tuple[str, ...] = ()
+    spark,
+    events: Iterable[dict],
+    batch: int | None = None,
+    new_only_by: tuple[str, ...] = (),
+    before_write: Callable[[], None] | None = None,
 ) -> tuple[int, int]:
     """Append Debezium events (event_value, landed_file, landed_line) as one landing batch, or
     into `batch` when a call lands several tables in one batch. With new_only_by, see _land; an
     event of a transaction ended at or below the landed log's prune horizon has landed too
-    (pruned_landed_through)."""
+    (pruned_landed_through). before_write: as land_log_records'."""
     return _land(
         spark, DEBEZIUM_EVENTS_TABLE, events, batch, new_only_by,
-        not_pruned=_events_not_pruned if new_only_by else None,
+        not_pruned=_events_not_pruned if new_only_by else None, before_write=before_write,
     )  # fmt: skip
 
 

@@ -143,7 +143,7 @@ def whole_number_credit_limit(monkeypatch):
     from lakerep import land_files
 
     monkeypatch.setattr(
-        land_files, "_registered_columns_to_check", lambda: {("SALES", "CUSTOMERS"): {"credit_limit": 0}}
+        land_files, "_registered_columns_to_check", lambda _: {("SALES", "CUSTOMERS"): {"credit_limit": 0}}
     )
 
 

@@ -8,10 +8,12 @@ the ends of the calendar, timestamps to the microsecond and decimals of every si
 event values are written as Kafka Connect's FileStreamSink writes them behind JsonConverter, with
 the schema wrapper (Kafka Connect's default) and without.
 
-With the wrapper, `lakerep land --format debezium` and one cycle make every member of APPLY1.SALES
-equal to its table on the server. Without it, a timestamp's number cannot be told milliseconds from
-microseconds, nor a precise decimal's scale known: the file is refused with one line, and nothing
-lands."""
+Columns are added while it streams (nullable, in the middle of a transaction; with a default;
+NOT NULL with one) and one is widened. With the wrapper, the schema history records each at its
+position, and `lakerep land --format debezium` with a cycle, twice (the file cut in the middle of
+the transaction that adds a column), makes every member of APPLY1.SALES equal to its table on the
+server. Without it, a timestamp's number cannot be told milliseconds from microseconds, nor a
+precise decimal's scale known: the file is refused with one line, and nothing lands."""
 
 from __future__ import annotations
 
@@ -30,6 +32,7 @@ from sources.postgresql_server import serving
 from lakerep import dbt
 from lakerep.cli import EXIT_USER_ERROR, main
 from lakerep.lake import reset_lake
+from lakerep.sources.schema_history import SCHEMA_HISTORY_TABLE
 from lakerep.summary import relation_name
 
 pytestmark = pytest.mark.spark
@@ -66,6 +69,19 @@ DURING_CAPTURE = [
         """update "SALES"."ORDER_LINES" set shipped_at = '2000-02-29 12:00:00' where order_id = 1""",
     ],
     ["""update "SALES"."CUSTOMERS" set customer_id = 'C9' where customer_id = 'C5'"""],  # a key update
+    [  # columns added in the middle of a transaction, which the landing splits between two cycles
+        """update "SALES"."CUSTOMERS" set name = 'Ann B' where customer_id = 'C1'""",
+        """alter table "SALES"."CUSTOMERS" add column region text""",
+        """insert into "SALES"."CUSTOMERS" values ('D1', 'Dee', null, 1.00, null, null, 'north')""",
+        """update "SALES"."CUSTOMERS" set region = 'south' where customer_id = 'C0'""",
+    ],
+    [
+        """alter table "SALES"."CUSTOMERS" add column tier int not null default 3""",
+        """alter table "SALES"."CUSTOMERS" add column note text default 'none'""",
+        """alter table "SALES"."ORDER_LINES" alter column quantity type bigint""",
+        """update "SALES"."CUSTOMERS" set tier = 5 where customer_id = 'C1'""",
+        """update "SALES"."ORDER_LINES" set quantity = 5000000000 where order_id = 1 and line_no = 1""",
+    ],
     [
         """delete from "SALES"."CUSTOMERS" where customer_id = 'C7'""",
         """delete from "SALES"."ORDER_LINES" where order_id = 2""",
@@ -85,7 +101,7 @@ DURING_CAPTURE = [
         where order_id = 4"""
     ],
 ]
-CUSTOMERS = "customer_id, name, email, credit_limit, created_on, updated_at"
+CUSTOMERS = "customer_id, name, email, credit_limit, created_on, updated_at, region, tier, note"
 LINES = "order_id, line_no, product_code, quantity, unit_price, shipped_at"
 ORDERS = "order_id, customer_id, order_date, status, total, note"
 
@@ -134,17 +150,42 @@ def captured(spark, tmp_path_factory):
         yield {"dsn": dsn, "wrapped": wrapped, "bare": bare}
 
 
-def land_and_run(path: Path) -> None:
-    reset_lake()
-    result = CliRunner().invoke(main, ["land", "--format", "debezium", str(path)])
-    assert result.exit_code == 0, result.output
-    dbt.invoke(["run"], quiet=True)  # one cycle of the whole project: Capture and Apply
+def land_and_run(*paths: Path) -> None:
+    """Each file landed, then one cycle of the whole project (Capture and Apply)."""
+    for path in paths:
+        result = CliRunner().invoke(main, ["land", "--format", "debezium", str(path)])
+        assert result.exit_code == 0, result.output
+        dbt.invoke(["run"], quiet=True)
+
+
+def split_at_the_first_added_column(path: Path) -> tuple[Path, Path]:
+    """The file in two, cut after the first event that holds region: its transaction's END, and
+    changes under the new shape, land in the second."""
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    cut = next(number for number, line in enumerate(lines, 1) if '"field":"region"' in line)
+    first, second = path.with_name("first.jsonl"), path.with_name("second.jsonl")
+    first.write_text("".join(lines[:cut]), encoding="utf-8")
+    second.write_text("".join(lines[cut:]), encoding="utf-8")
+    return first, second
 
 
 def test_with_the_schema_every_member_equals_its_table_on_the_server(spark, captured):
     text = captured["wrapped"].read_text(encoding="utf-8")
     assert '"io.debezium.time.MicroTimestamp"' in text and '"org.apache.kafka.connect.data.Decimal"' in text
-    land_and_run(captured["wrapped"])
+    reset_lake()
+    land_and_run(*split_at_the_first_added_column(captured["wrapped"]))
+    assert [
+        tuple(row)
+        for row in spark.sql(
+            "select source_table, change_kind, column_name, type_after, column_default "
+            f"from {SCHEMA_HISTORY_TABLE} order by log_position, column_name"
+        ).collect()
+    ] == [
+        ("CUSTOMERS", "add_column", "region", "string", None),
+        ("CUSTOMERS", "add_column", "note", "string", "none"),
+        ("CUSTOMERS", "add_column", "tier", "int", "3"),
+        ("ORDER_LINES", "widen_column", "quantity", "bigint", None),
+    ]
     assert not spark.sql(f"select * from {relation_name('source_log_quarantine')}").collect()
     assert not spark.sql(f"select * from {relation_name('source_snapshot_quarantine')}").collect()
     dsn = captured["dsn"]
