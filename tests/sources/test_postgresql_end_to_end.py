@@ -2,13 +2,13 @@
 catalog in a scratch copy of the project, refreshed from the server, then pgbench traffic with a
 rollback, a delete, a key update, a transaction spanning two cycles, a TRUNCATE, updates that
 leave a TOASTed value unchanged (every update of the branch, which holds one), a column added
-with a default and one widened, and a rename that stops its table until it is declared again
-(the schema history, issue 63), over four
-runner processes and four cycles, one of them killed (SIGKILL) between landing and the slot's
-confirmation. Every replica equals the server's table, and `lakerep diff` against an unload taken
-at the end finds no difference. Then the slot is dropped under traffic: the next run starts cold
-with every member in a gap, and after a refresh every replica equals the server's table again.
-The oracle is the server itself."""
+with a default and one widened, the declaration synced from the history and then deployed again
+as it was before, and a rename that stops its table until it is declared again (the schema
+history, issue 63), over several runner processes, one of them killed (SIGKILL) between landing
+and the slot's confirmation. Every replica equals the server's table, and `lakerep diff` against
+an unload taken at the end finds no difference. Then the slot is dropped under traffic: the next
+run starts cold with every member in a gap, and after a refresh every replica equals the server's
+table again. The oracle is the server itself."""
 
 from __future__ import annotations
 
@@ -23,6 +23,8 @@ from pathlib import Path
 import psycopg
 import pytest
 from sources.postgresql_server import execute, pgbench, postgresql_server
+
+from lakerep.registrations import DECLARATION_PATH
 
 pytestmark = pytest.mark.spark
 
@@ -165,6 +167,16 @@ def test_a_live_postgresql_is_replicated_exactly_through_a_kill(server, project,
     accounts = {row[0] for row in replica_rows(final)["pgbench_accounts_copy"]}
     assert {800001, 900001} <= accounts and not {3, 7, 900000} & accounts
 
+    # The history written into the files (register --sync), as someone commits it, and cycles under
+    # them; then the files from before the evolution deployed again (scaffold): nothing changes,
+    # the replicas keep up (the last check below).
+    declaration = project / DECLARATION_PATH
+    before_sync = declaration.read_text(encoding="utf-8")
+    sync = ["-m", "lakerep.cli", "register", "--sync", "--from-postgresql", server]
+    synced = in_project(project, *sync, "public.pgbench_accounts", "public.pgbench_branches").stdout
+    assert "synced: public.pgbench_accounts, 5 columns" in synced, synced
+    assert "data_type: bigint" in declaration.read_text(encoding="utf-8").split("pgbench_branches", 1)[1]
+
     # A rename cannot evolve by itself: the table stops at it, loudly, and the documented command
     # (declare it again from the lake's history, then refresh) resumes it.
     execute(server, "alter table pgbench_tellers rename column filler to remark")
@@ -173,8 +185,9 @@ def test_a_live_postgresql_is_replicated_exactly_through_a_kill(server, project,
     assert "schema_change_unsafe" in stopped.stdout
     status = in_project(project, "-m", "lakerep.cli", "status", check=False)
     assert "public.pgbench_tellers stopped at" in status.stdout + status.stderr, status.stdout
-    sync = ["-m", "lakerep.cli", "register", "--sync", "--from-postgresql", server, "public.pgbench_tellers"]
-    assert "synced: public.pgbench_tellers" in in_project(project, *sync).stdout
+    declaration.write_text(before_sync, encoding="utf-8")  # the old files deployed again
+    in_project(project, "-m", "lakerep.cli", "scaffold")
+    assert "synced: public.pgbench_tellers" in in_project(project, *sync, "public.pgbench_tellers").stdout
     resumed = runner(project, server, "refresh", "cycle", "unload", "cycle", "diff", "dump")
     assert_replicas_equal_the_server(server, resumed)
 
