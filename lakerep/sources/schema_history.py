@@ -28,6 +28,7 @@ from datetime import UTC, datetime
 from lakerep.landing import LANDING_SCHEMA
 
 SCHEMA_HISTORY_TABLE = f"{LANDING_SCHEMA}.source_schema_history"
+_LATEST = "F" * 20  # above every log position
 _COLUMNS = (
     "source_owner string not null, source_table string not null, log_position string not null, "
     "change_kind string not null, column_name string, type_before string, type_after string, "
@@ -210,6 +211,13 @@ class SchemaHistory:
             return []
         owner, _, table = name.rpartition(".")
         changes = changes_between(shape, columns, identity)
+        if changes and all(change.kind != "unsafe" for change in changes):
+            latest = self.shape_at(name, _LATEST)
+            if not latest.stopped and not changes_between(latest, columns, identity):
+                # A later row has this change: the slot gives transactions in commit order, and this
+                # one's first change under the new shape precedes that row's (validation takes the
+                # latest shape). An unsafe change is recorded again: its lower position stops more.
+                return []
         after = shape
         for change in changes:
             after = apply_change(after, change)

@@ -113,6 +113,24 @@ def test_a_shape_holds_from_its_position_and_a_change_is_recorded_once():
     assert history.shape_at("SALES.ORDERS", "B" * 20).live()["region"] == "string"
 
 
+def test_a_change_met_again_in_a_transaction_that_commits_later_is_recorded_once():
+    # two transactions change the table after an ALTER; the one with the lower LSN commits later
+    history = SchemaHistory({"SALES.ORDERS": ORDERS}, [])
+    added = source(*SAME, ("region", "text", "string"))
+    assert [row.log_position for row in history.observe("SALES.ORDERS", "C" * 20, added, ["order_id"])] == [
+        "C" * 20
+    ]
+    assert history.observe("SALES.ORDERS", "B" * 20, added, ["order_id"]) == []
+    # a rename met so is recorded again: the lower position stops the table from there
+    renamed = source(*SAME[:2], ("quantity", "integer", "int"))
+    history = SchemaHistory({"SALES.ORDERS": ORDERS}, [])
+    assert len(history.observe("SALES.ORDERS", "C" * 20, renamed, ["order_id"])) == 1
+    assert [row.change.kind for row in history.observe("SALES.ORDERS", "B" * 20, renamed, ["order_id"])] == [
+        "unsafe"
+    ]
+    assert history.shape_at("SALES.ORDERS", "B" * 20).stopped
+
+
 def test_a_stopped_table_records_nothing_more():
     unsafe = HistoryRow("SALES", "ORDERS", "B" * 20, Change("unsafe", None, None, None, "a rename?"))
     history = SchemaHistory({"SALES.ORDERS": ORDERS}, [unsafe])
