@@ -8,9 +8,9 @@ column, a column the fields lack a dropped one, a wider integer or decimal a wid
 value holds no key (that is the event key's), so a key change goes unseen here. An event without
 the wrapper gives names and no types: a column the shape lacks is refused, nothing landed.
 
-A field's default is what the rows from before an ADD COLUMN hold, as PostgreSQL's ADD COLUMN
-... DEFAULT gives them; a default set after the column was added is not (those rows hold null),
-and the schema cannot tell the two apart: docs/schema-evolution.md says to refresh then.
+A field's default is taken as what the rows from before an ADD COLUMN hold, as PostgreSQL's ADD
+COLUMN ... DEFAULT gives them; a default set after the column was added is not (those rows hold
+null), and the schema cannot tell the two apart: docs/schema-evolution.md says to refresh then.
 """
 
 from __future__ import annotations
@@ -56,9 +56,10 @@ _MICROSECONDS = {  # a timestamp's number as microseconds, per logical type
 
 
 def change_of(event: dict | None) -> tuple[str, str, dict | None] | None:
-    """(schema.table, log position of the event's WAL record, its row's fields or None without
-    the wrapper) of a change event; None for any other event (a tombstone, BEGIN, END, a
-    snapshot read) or one whose position is unreadable (staging quarantines it)."""
+    """(schema.table, log position of the event's WAL record, its row) of a change event: the row
+    is {"fields": [...]} with the wrapper, {"names": [...]} without (the image's), or None when
+    it says neither. None for any other event (a tombstone, BEGIN, END, a snapshot read) or one
+    whose position is unreadable (staging quarantines it)."""
     if not isinstance(event, dict):
         return None
     wrapped = isinstance(event.get("schema"), dict)
@@ -84,7 +85,7 @@ def change_of(event: dict | None) -> tuple[str, str, dict | None] | None:
 def source_columns(fields: list[dict], live: Mapping[str, str]) -> list[SourceColumn]:
     """The row's fields as SourceColumns: Debezium's type, and the registered type it carries.
     A plain string is any column's text form under Debezium's string modes
-    (decimal.handling.mode=string, time.precision.mode=connect's zoned times): a column the shape
+    (decimal.handling.mode=string, a column the connector writes as text): a column the shape
     holds keeps its type."""
     columns = []
     for field in fields:
