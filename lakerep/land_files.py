@@ -38,7 +38,7 @@ from lakerep import dbt, landing
 from lakerep.lake import lake_home, lake_session
 from lakerep.locks import critical_section, refuse_if_active
 from lakerep.registrations import decimal_scale, load_registrations
-from lakerep.sources.debezium_schema import change_of, field_default, source_columns
+from lakerep.sources.debezium_schema import change_of, field_default, source_columns, unwrapped
 from lakerep.sources.schema_history import (
     HistoryRow,
     SchemaHistory,
@@ -74,7 +74,8 @@ def land_files(paths: list[Path], file_format: str, decimals_as_text: bool = Fal
     caller says the connector writes decimals as text (decimal.handling.mode=string)."""
     if file_format not in FORMATS:
         raise ValueError(f"--format {file_format}: one of {', '.join(FORMATS)}")
-    files = [read_file(path, file_format, decimals_as_text) for path in paths]  # before Spark: fails fast
+    registrations = load_registrations() if file_format == "debezium" else {}
+    files = [read_file(path, file_format, decimals_as_text, registrations) for path in paths]  # fails fast
     _refuse_repeats(files)
     home = lake_home()
     refuse_if_active(home)
@@ -84,7 +85,7 @@ def land_files(paths: list[Path], file_format: str, decimals_as_text: bool = Fal
         dbt.run_operation("lakerep_create_land_tables", {"debezium": file_format == "debezium"})
         _refuse_landed_before(spark, files)
         if file_format == "debezium":
-            changed = _schema_changes(spark, files)  # ValueError before anything lands
+            changed = _schema_changes(spark, files, registrations)  # ValueError before anything lands
             # An event's text says its position, transaction and row: the same text is the same event.
             rows = _debezium_rows(files)
             batch, count = landing.land_debezium_events(
@@ -112,12 +113,18 @@ def land_files(paths: list[Path], file_format: str, decimals_as_text: bool = Fal
     ]
 
 
-def read_file(path: Path, file_format: str, decimals_as_text: bool = False) -> LandFile:
+def read_file(
+    path: Path, file_format: str, decimals_as_text: bool = False, registrations: dict | None = None
+) -> LandFile:
     """The file checked, line by line: each line JSON (a Debezium event value: an object, or null
     for a tombstone, whose registered decimals and timestamps a mapping reads right; a canonical
-    record: an object). ValueError names the file and line."""
+    record: an object). ValueError names the file and line. registrations: the project's, when
+    the caller has them read already."""
     digest, count = hashlib.sha256(), 0
-    registrations = load_registrations() if file_format == "debezium" else {}
+    if file_format != "debezium":
+        registrations = {}
+    elif registrations is None:
+        registrations = load_registrations()
     checked = _registered_columns_to_check(registrations)
     shapes: list[tuple[int, str, str, dict]] = []
     last_row: dict[str, dict] = {}  # each registered table's row schema at its last event
@@ -175,8 +182,7 @@ def _refuse_values_that_cannot_be_read(
     digits that base64 may spell too, unless the caller says decimals are text
     (decimals_as_text), or a timestamp written as a number (milliseconds or microseconds: only
     the schema says which)."""
-    wrapped = isinstance(event.get("schema"), dict)
-    payload = event.get("payload") if wrapped else event
+    wrapped, payload = unwrapped(event)
     source = payload.get("source") if isinstance(payload, dict) else None
     if not isinstance(source, dict):
         return
@@ -286,14 +292,14 @@ def _refuse_landed_before(spark, files: list[LandFile]) -> None:
             )
 
 
-def _schema_changes(spark, files: list[LandFile]) -> list[HistoryRow]:
+def _schema_changes(spark, files: list[LandFile], registrations: dict) -> list[HistoryRow]:
     """The schema history's new rows for the row schemas the files' events carry (ADR 0012),
     each compared with the lake's shape of its table at its position. ValueError for an event
     without the schema wrapper that holds a column the shape lacks: its type is unknown."""
     seen = [(f, shape) for f in files for shape in f.shapes]
     if not seen:
         return []
-    history = SchemaHistory(declared_shapes(load_registrations()), read_history(spark))
+    history = SchemaHistory(declared_shapes(registrations), read_history(spark))
     found: list[HistoryRow] = []
     for f, (line, name, position, row) in seen:
         shape = history.shape_at(name, position)

@@ -55,6 +55,12 @@ _MICROSECONDS = {  # a timestamp's number as microseconds, per logical type
 }
 
 
+def unwrapped(event: dict) -> tuple[bool, object]:
+    """(whether the event has JsonConverter's schema/payload wrapper, its payload)."""
+    wrapped = isinstance(event.get("schema"), dict)
+    return wrapped, event.get("payload") if wrapped else event
+
+
 def change_of(event: dict | None) -> tuple[str, str, dict | None] | None:
     """(schema.table, log position of the event's WAL record, its row) of a change event: the row
     is {"fields": [...]} with the wrapper, {"names": [...]} without (the image's), or None when
@@ -62,8 +68,7 @@ def change_of(event: dict | None) -> tuple[str, str, dict | None] | None:
     whose position is unreadable (staging quarantines it)."""
     if not isinstance(event, dict):
         return None
-    wrapped = isinstance(event.get("schema"), dict)
-    payload = event.get("payload") if wrapped else event
+    wrapped, payload = unwrapped(event)
     if not isinstance(payload, dict) or payload.get("op") not in CHANGE_OPS:
         return None
     source = payload.get("source")

@@ -25,8 +25,6 @@ from lakerep.sources.catalog import checked_candidate, registered_type, table_co
 from lakerep.sources.postgresql import SourceError, connect, split_name
 from lakerep.sources.schema_history import HistoryRow, SchemaHistory, declared_shapes
 
-HIGHEST_POSITION = "F" * 20
-
 
 def sync_declarations(
     dsn: str, tables: Sequence[str], project_dir: Path, history: list[HistoryRow]
@@ -78,7 +76,7 @@ def sync_declarations(
 def _columns_after_history(name: str, shapes: SchemaHistory, history: list[HistoryRow]) -> tuple[list, bool]:
     """[(column, type, dropped)] as the history ends for the table, and whether an unsafe change
     stopped it (then the source's columns after that change)."""
-    shape = shapes.shape_at(name, HIGHEST_POSITION)
+    shape = shapes.latest(name)
     if not shape.stopped:
         return [(c.name, c.data_type, c.dropped) for c in shape.columns], False
     owner, _, table = name.rpartition(".")

@@ -28,7 +28,7 @@ from datetime import UTC, datetime
 from lakerep.landing import LANDING_SCHEMA
 
 SCHEMA_HISTORY_TABLE = f"{LANDING_SCHEMA}.source_schema_history"
-_LATEST = "F" * 20  # above every log position
+_ABOVE_EVERY_POSITION = "F" * 20
 _COLUMNS = (
     "source_owner string not null, source_table string not null, log_position string not null, "
     "change_kind string not null, column_name string, type_before string, type_after string, "
@@ -201,6 +201,10 @@ class SchemaHistory:
                     shape = apply_change(shape, row.change)
         return shape
 
+    def latest(self, name: str) -> Shape | None:
+        """The table's shape after every change the history holds."""
+        return self.shape_at(name, _ABOVE_EVERY_POSITION)
+
     def observe(
         self, name: str, position: str, columns: list[SourceColumn], identity: Iterable[str]
     ) -> list[HistoryRow]:
@@ -212,7 +216,7 @@ class SchemaHistory:
         owner, _, table = name.rpartition(".")
         changes = changes_between(shape, columns, identity)
         if changes and all(change.kind != "unsafe" for change in changes):
-            latest = self.shape_at(name, _LATEST)
+            latest = self.latest(name)
             if not latest.stopped and not changes_between(latest, columns, identity):
                 # A later row has this change: the slot gives transactions in commit order, and this
                 # one's first change under the new shape precedes that row's (validation takes the

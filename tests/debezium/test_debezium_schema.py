@@ -12,6 +12,7 @@ from types import SimpleNamespace
 import pytest
 
 from lakerep.land_files import _schema_changes, read_file
+from lakerep.registrations import load_registrations
 from lakerep.sources.debezium_schema import change_of, field_default, source_columns
 from lakerep.sources.schema_history import Column, Shape, changes_between
 
@@ -145,7 +146,7 @@ def test_a_files_new_column_becomes_a_history_row_with_its_default(tmp_path):
     landed = read_file(
         written(tmp_path, event(CUSTOMER_FIELDS, 10), event([*CUSTOMER_FIELDS, TIER], 13)), "debezium"
     )
-    (row,) = _schema_changes(NO_HISTORY_YET, [landed])
+    (row,) = _schema_changes(NO_HISTORY_YET, [landed], load_registrations())
     assert (row.source_table, row.log_position, row.change.kind, row.change.column_name) == (
         "CUSTOMERS",
         f"{13:016X}0000",
@@ -162,4 +163,4 @@ def test_an_unwrapped_event_with_a_column_the_lake_does_not_know_is_refused(tmp_
     with pytest.raises(
         ValueError, match=r"line 2: SALES.CUSTOMERS has columns the lake does not know \(tier\)"
     ):
-        _schema_changes(NO_HISTORY_YET, [read_file(path, "debezium")])
+        _schema_changes(NO_HISTORY_YET, [read_file(path, "debezium")], load_registrations())
