@@ -194,8 +194,9 @@ def _compile_error_message(error: str) -> str | None:
 
 
 def _failure_detail(outcome) -> str:
-    if outcome.exception is not None:
-        return str(outcome.exception).strip().splitlines()[0]
+    if outcome.exception is not None:  # KeyboardInterrupt has no text: its type names it
+        text = str(outcome.exception).strip()
+        return text.splitlines()[0] if text else type(outcome.exception).__name__
     failures = [
         f"{getattr(getattr(result, 'node', None), 'name', None) or getattr(result, 'unique_id', '?')}: "
         f"{_first_line(result.message) or result.status}{_failing_rows(result)}"

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -36,10 +38,25 @@ def lake_session():
 
     if not _landing_tables_ready:
         lake_home()
-        # A lake of an earlier layout is refused here, with the macro's line (OperationRejected).
-        dbt.run_operation("lakerep_create_landing_tables", {})
+        with _sigint_handler_kept():
+            # A lake of an earlier layout is refused here, with the macro's line (OperationRejected).
+            dbt.run_operation("lakerep_create_landing_tables", {})
         _landing_tables_ready = True
     return SparkSession.builder.getOrCreate()
+
+
+@contextmanager
+def _sigint_handler_kept() -> Iterator[None]:
+    """The process's SIGINT handler as it was before the body, where Spark may start: PySpark's
+    SparkContext puts in its own (cancel every job, raise KeyboardInterrupt), which would cut a
+    session's cycle off halfway where the session's handler lets it finish, then stops."""
+    on_main_thread = threading.current_thread() is threading.main_thread()
+    handler = signal.getsignal(signal.SIGINT) if on_main_thread else None
+    try:
+        yield
+    finally:
+        if handler is not None:
+            signal.signal(signal.SIGINT, handler)
 
 
 @contextmanager
