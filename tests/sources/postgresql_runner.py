@@ -13,7 +13,6 @@ Steps (every subscription member, every registered table of the source):
   dump     prints `rows <target> <json of its rows>` per member (every column of the target: the
            source's columns, those its schema history added last)
   history  prints `history <json of the schema history's rows>` (table, kind, column, type)
-  plan     prints `plan <json of target: [action, reason]>` of the latest Apply cycle
 """
 
 from __future__ import annotations
@@ -71,17 +70,6 @@ def main(dsn: str, steps: list[str]) -> None:
             rows = [[r.source_table, r.change.kind, r.change.column_name, r.change.type_after]
                     for r in read_history(lake_session())]  # fmt: skip
             print("history", json.dumps(sorted(rows)), flush=True)
-        elif step == "plan":
-            plan = relation_name("apply_plan")
-            rows = (
-                lake_session()
-                .sql(
-                    f"select target_table, action, reason from {plan} "
-                    f"where apply_cycle = (select max(apply_cycle) from {plan})"
-                )
-                .collect()
-            )
-            print("plan", json.dumps({row[0]: [row[1], row[2]] for row in rows}), flush=True)
         else:
             raise SystemExit(f"unknown step {step}")
 
