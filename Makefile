@@ -1,13 +1,14 @@
 # lakerep — the two commands a new user needs (see README.md):
 #   make demo   installs everything, generates a workload and runs the pipeline on embedded Spark
-#   make test   installs everything and runs the tests (all but make scenarios and make cluster)
+#   make test   installs everything and runs the tests (all but make scenarios, crashpoints, cluster)
 #               and the linters
 # plus `make bench SIZE=... CYCLE=... TABLES=... REFRESH=...` for figures (history of SIZE log records,
 # a cycle of CYCLE, a cycle with TABLES registered, a member refreshed from REFRESH rows),
 # `make bench-transaction ROWS=...` (one transaction of ROWS rows landed from a PostgreSQL slot, with
 # the peak memory), `make bench-live RATE=... DURATION=...` (a session keeping up with pgbench at
 # RATE transactions/s on a live PostgreSQL),
-# `make scenarios` (the fixed crash scenarios), `make soak COUNT=...` (that many more) and
+# `make scenarios` (the fixed crash scenarios), `make crashpoints` (a kill at every durable step),
+# `make soak COUNT=...` (that many more scenarios) and
 # `make cluster` (the runner and plain dbt on a local Spark cluster).
 
 SHELL := /bin/bash
@@ -31,7 +32,7 @@ ROWS ?= 1000000
 RATE ?= 500
 DURATION ?= 300
 
-.PHONY: install demo test lint bench bench-transaction bench-live scenarios soak cluster clean
+.PHONY: install demo test lint bench bench-transaction bench-live scenarios crashpoints soak cluster clean
 
 install: $(STAMP)
 
@@ -77,6 +78,11 @@ scenarios: install
 	@echo "fixed crash scenarios on project $(PROJECT)"
 	$(BIN)/pytest -q -n 2 --dist loadfile -m "" tests/scenarios/test_crash_scenarios.py \
 		tests/scenarios/test_checks_fail_on_a_tampered_lake.py
+
+# A kill -9 at every durable step of a kind of run, each followed by the operator's restart and
+# the scenarios' checks (tests/crashpoints): minutes a point, so not in `make test` yet.
+crashpoints: install
+	$(BIN)/pytest -q -s -m crashpoints tests/crashpoints
 
 # The scale-out stories, each on a standalone cluster of its own (master, worker and a Connect or
 # Thrift server, three JVMs): the runner through Spark Connect, `dbt build` through Thrift. Left

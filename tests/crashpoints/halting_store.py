@@ -1,0 +1,59 @@
+"""The test-only Delta log store that kills a runner at its N-th durable event
+(HaltingLogStore.java), compiled once per version of its source, and the environment that puts it
+in a runner's JVM: Delta reads `spark.delta.logStore.class` from the JVM's static configuration, so
+it goes in through PYSPARK_SUBMIT_ARGS, beside the profile's settings, with no product change."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+from pathlib import Path
+
+import pyspark
+
+from lakerep import PROJECT_DIR
+from lakerep.delta_jars import resolved_delta_jars
+
+SOURCE = Path(__file__).with_name("HaltingLogStore.java")
+STORE_CLASS = "lakerep.crashpoints.HaltingLogStore"
+CLASSES_HOME = PROJECT_DIR / ".venv" / "crashpoint-classes"
+
+
+def storage_jar() -> Path:
+    """Delta's storage jar (io.delta.storage.HDFSLogStore), which the store extends; it goes on the
+    driver's class path with the store, so that both come from one class loader."""
+    jars = [jar for jar in resolved_delta_jars() if "delta-storage" in jar.name]
+    if not jars:
+        raise RuntimeError("Delta's jars are not resolved yet: run `make install` (lakerep.delta_jars)")
+    return jars[0]
+
+
+def store_classes() -> Path:
+    """The folder of the compiled store, compiled now when this version of its source has none."""
+    digest = hashlib.sha256(SOURCE.read_bytes()).hexdigest()[:16]
+    classes = CLASSES_HOME / digest
+    if not (classes / "lakerep" / "crashpoints" / "HaltingLogStore.class").is_file():
+        hadoop = sorted((Path(pyspark.__file__).parent / "jars").glob("hadoop-client-api-*.jar"))
+        class_path = os.pathsep.join(str(jar) for jar in [storage_jar(), *hadoop])
+        building = classes.with_name(digest + ".building")
+        subprocess.run(
+            ["javac", "--release", "17", "-cp", class_path, "-d", str(building), str(SOURCE)],
+            check=True, capture_output=True, text=True,
+        )  # fmt: skip
+        building.rename(classes)
+    return classes
+
+
+def halting_environment(journal: Path, at: int | None = None) -> dict[str, str]:
+    """The variables of a runner whose Delta commits are journaled to `journal` and which is killed
+    at event `at` (None: never)."""
+    class_path = os.pathsep.join([str(store_classes()), str(storage_jar())])
+    variables = {
+        "PYSPARK_SUBMIT_ARGS": f"--driver-class-path {class_path} "
+        f"--conf spark.delta.logStore.class={STORE_CLASS} pyspark-shell",
+        "LAKEREP_CRASHPOINT_JOURNAL": str(journal),
+    }
+    if at is not None:
+        variables["LAKEREP_CRASHPOINT_AT"] = str(at)
+    return variables
