@@ -4,8 +4,8 @@ base     the lake a warm cycle with changes starts from: the scenarios' driver l
          workload, its snapshots, and runs until every set is APPLIED; then one cycle with the
          data tests (so the run under test keeps to its test interval), and a batch of changes
          landed for the run under test. The driver's journal goes in the lake, for `check`.
-check    after a kill: the operator's restart (`lakerep run --once`, the same command), which
-         finishes the cycle cut off and then runs its own, then a clean warm run, then the
+check    after a kill: the operator's restart (a warm `lakerep run --once` of the same session),
+         which finishes the cycle cut off and then runs its own, then a clean warm run, then the
          scenarios' checks against the oracle (targets, CD, CCD, UOW, register, restart tokens,
          pruning control, trace). Prints a line per check; fails on the first that fails.
 """
