@@ -185,10 +185,16 @@ def run_scenario(seed: int, *, progress: Callable[[str], None] = lambda _: None)
 
 
 def recheck_lake() -> tuple[int, list[str]]:
-    """The checks again, on the lake a scenario left in LAKEREP_HOME (its journal names the seed
-    and the batches landed, from which the workload is drawn again)."""
+    """The checks again, on the lake a scenario left in LAKEREP_HOME."""
     from lakerep.scenarios.checks import check_lake
 
+    seed, journal, workload = journaled_lake()
+    return seed, check_lake(workload, journal)
+
+
+def journaled_lake() -> tuple[int, Journal, Workload]:
+    """The seed and journal a scenario left in LAKEREP_HOME, and its workload drawn again from
+    the seed and the batches the journal says were landed."""
     path = apply_commands.lake_home() / JOURNAL_FILE
     if not path.exists():
         raise ValueError(f"{path} does not exist: no scenario has run in this lake")
@@ -196,7 +202,7 @@ def recheck_lake() -> tuple[int, list[str]]:
     workload = Workload(seed=seed, config=WorkloadConfig(landing_order=landing_order))
     for records, finish in journal.batches:
         workload.next_batch(records, finish=finish)
-    return seed, check_lake(workload, journal)
+    return seed, journal, workload
 
 
 class Driver:

@@ -16,11 +16,9 @@ import sys
 
 from lakerep import dbt
 from lakerep.scenarios.checks import check_lake
-from lakerep.scenarios.driver import JOURNAL_FILE, NO_PRUNE_DUE, SESSION, Driver, Journal
+from lakerep.scenarios.driver import JOURNAL_FILE, NO_PRUNE_DUE, SESSION, Driver, journaled_lake
 from lakerep.scenarios.schedule import Schedule
 from lakerep.session import SessionStart, run_session
-from lakerep.workload.config import WorkloadConfig
-from lakerep.workload.generator import Workload
 
 SEED = 64
 SCHEDULE = Schedule(seed=SEED, landing_order="log", first_records=300, steps=())
@@ -43,11 +41,7 @@ def base() -> None:
 
 
 def check(crashed_at: str) -> None:
-    home = Driver(SCHEDULE, min_crashes=0).home
-    seed, landing_order, journal = Journal.load(home / JOURNAL_FILE)
-    workload = Workload(seed=seed, config=WorkloadConfig(landing_order=landing_order))
-    for records, finish in journal.batches:
-        workload.next_batch(records, finish=finish)
+    _, journal, workload = journaled_lake()
     journal.crashes.append(f"warm run killed at {crashed_at}")
     journal.crashed_work.append("warm run")
     with dbt.parse_once():
