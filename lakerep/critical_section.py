@@ -28,6 +28,7 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 
+from lakerep.durable import durable_step
 from lakerep.session_lock import LockFileError, locks_folder
 
 DEFAULT_TIMEOUT = 600.0  # seconds: longer than a cycle of the lake sizes lakerep is run with
@@ -64,13 +65,15 @@ def critical_section(home: Path, *, timeout: float = DEFAULT_TIMEOUT) -> Iterato
             "host": socket.gethostname(),
             "since": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         }
-        os.pwrite(descriptor, json.dumps(holder).encode().ljust(_RECORD_WIDTH), 0)
+        with durable_step(f"file-write {path}"):
+            os.pwrite(descriptor, json.dumps(holder).encode().ljust(_RECORD_WIDTH), 0)
         _held.add(held)
         try:
             yield
         finally:
             _held.discard(held)
-            os.pwrite(descriptor, b" " * _RECORD_WIDTH, 0)
+            with durable_step(f"file-write {path}"):
+                os.pwrite(descriptor, b" " * _RECORD_WIDTH, 0)
             fcntl.flock(descriptor, fcntl.LOCK_UN)
     finally:
         os.close(descriptor)

@@ -32,6 +32,7 @@ from importlib import metadata
 from pathlib import Path
 
 from lakerep import PROJECT_DIR
+from lakerep.durable import durable_step
 from lakerep.status_files import replace_in_one_step
 
 # What the models, the data tests and the runner's vars are made of: a change to any of them is
@@ -113,7 +114,10 @@ def carried_over(
 
 
 def forget(home: Path) -> None:
-    record_path(home).unlink(missing_ok=True)
+    path = record_path(home)
+    if path.exists():
+        with durable_step(f"file-remove {path}"):
+            path.unlink(missing_ok=True)
 
 
 def remember(home: Path, fingerprint: str, *, passed_at: float, run_id: str, cycle_number: int) -> None:

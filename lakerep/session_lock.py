@@ -26,6 +26,8 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 
+from lakerep.durable import durable_step
+
 _SESSION_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_-]{0,63}")
 
 
@@ -107,7 +109,7 @@ def session_lock(home: Path, session: str) -> Iterator[None]:
         yield
     finally:
         if _read(lock) == content:
-            with contextlib.suppress(FileNotFoundError):
+            with contextlib.suppress(FileNotFoundError), durable_step(f"file-remove {lock}"):
                 lock.unlink()
 
 
@@ -180,7 +182,8 @@ def _create(lock: Path, content: str) -> bool:
         descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
         with open(descriptor, "w", encoding="utf-8") as out:
             out.write(content)
-        os.link(temporary, lock)
+        with durable_step(f"file-write {lock}"):
+            os.link(temporary, lock)
         return True
     except FileExistsError:
         return False
@@ -264,6 +267,7 @@ def _remove_if_stale(lock: Path, session: str) -> None:
     if holder is not None and not _is_stale(holder):
         raise SessionLocked(session, holder)
     try:
-        lock.unlink(missing_ok=True)
+        with durable_step(f"file-remove {lock}"):
+            lock.unlink(missing_ok=True)
     except OSError as error:
         raise LockFileError(f"the stale lock file {lock} cannot be removed: {error.strerror}") from None

@@ -6,6 +6,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from lakerep.durable import durable_step
+
 
 def replace_in_one_step(path: Path, text: str) -> None:
     """Write `text` as the file at `path`, aside first and then renamed over it, so a reader
@@ -13,4 +15,5 @@ def replace_in_one_step(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     temporary.write_text(text, encoding="utf-8")
-    temporary.replace(path)
+    with durable_step(f"file-write {path}"):
+        temporary.replace(path)

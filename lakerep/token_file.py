@@ -34,6 +34,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NoReturn
 
+from lakerep.durable import durable_step
+
 CURRENT_RESTART = "CURRENT_RESTART"
 COMMENT = "<!--"
 _RESTART1, _RESTART2 = "RESTART1", "RESTART2"
@@ -226,7 +228,8 @@ def write_token_file(
             out.write(text)
             out.flush()
             os.fsync(out.fileno())
-        os.replace(temporary, path)
+        with durable_step(f"file-write {path}"):
+            os.replace(temporary, path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(temporary)

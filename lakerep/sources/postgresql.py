@@ -31,6 +31,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from lakerep.durable import durable_step
 from lakerep.sources.pgoutput import Decoder, format_lsn, parse_lsn
 from lakerep.sources.slot_continuity import SlotFound
 
@@ -334,7 +335,11 @@ class PostgresqlSource:
 
     def confirm(self, lsn: int) -> None:
         """Move the slot past what has landed: the server may then recycle that WAL."""
-        with self._connect() as connection, _answers(f"confirming the slot {self.slot}"):
+        with (
+            self._connect() as connection,
+            _answers(f"confirming the slot {self.slot}"),
+            durable_step(f"slot-confirm {self.slot} {format_lsn(lsn)}"),
+        ):
             connection.execute(
                 "select pg_replication_slot_advance(%s, %s::pg_lsn)", [self.slot, format_lsn(lsn)]
             )

@@ -11,9 +11,11 @@ import subprocess
 from pathlib import Path
 
 import pyspark
+from crashpoints.journal import OBSERVER
 
 from lakerep import PROJECT_DIR
 from lakerep.delta_jars import resolved_delta_jars
+from lakerep.durable import OBSERVER_VARIABLE
 
 SOURCE = Path(__file__).with_name("HaltingLogStore.java")
 STORE_CLASS = "lakerep.crashpoints.HaltingLogStore"
@@ -46,13 +48,15 @@ def store_classes() -> Path:
 
 
 def halting_environment(journal: Path, at: int | None = None) -> dict[str, str]:
-    """The variables of a runner whose Delta commits are journaled to `journal` and which is killed
-    at event `at` (None: never)."""
+    """The variables of a runner whose durable steps (Delta commits in its JVM, its own files and
+    slot confirmations in Python: crashpoints.journal) are journaled to `journal`, and which is
+    killed at step event `at` (None: never)."""
     class_path = os.pathsep.join([str(store_classes()), str(storage_jar())])
     variables = {
         "PYSPARK_SUBMIT_ARGS": f"--driver-class-path {class_path} "
         f"--conf spark.delta.logStore.class={STORE_CLASS} pyspark-shell",
         "LAKEREP_CRASHPOINT_JOURNAL": str(journal),
+        OBSERVER_VARIABLE: OBSERVER,  # the runner's own durable steps, in the same journal
     }
     if at is not None:
         variables["LAKEREP_CRASHPOINT_AT"] = str(at)

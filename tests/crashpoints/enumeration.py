@@ -1,0 +1,132 @@
+"""A run kind's crash points on one lake: the base lake its run starts from, the counting run that
+journals its durable steps (checked against an independent count), and a kill at each point, each
+followed by the operator's restart and the scenarios' checks (lake_process.py).
+
+The durable steps are the run's Delta commits, journaled by a test-only log store in the runner's
+JVM (halting_store), and the runner's own files and slot confirmations, journaled by an observer of
+lakerep.durable (crashpoints.journal), in one numbered journal; either kills the runner at the
+point. The independent count: the new versions in every table's _delta_log, and the files of the
+lakerep home the run changed. A kill "after" a step leaves the state a kill "before" the next one
+leaves, so the points are every "before" and the last "after". Each point starts from a copy of
+the base lake (restored at its path: the metastore holds absolute locations); the run, the restart
+and the check are processes of their own, as an operator's are."""
+
+from __future__ import annotations
+
+import shutil
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+from crashpoints.halting_store import halting_environment, store_classes
+from lakerep_process import LakerepProcesses
+
+from lakerep import PROJECT_DIR
+
+# What the runner's own file steps leave aside: the tables (counted by their commits), the
+# metastore and its log, and dbt's compiled project and logs, which no restart reads as state.
+NOT_RUNNER_FILES = {"warehouse", "metastore_db", "derby.log", "target", "logs"}
+
+
+class Enumeration:
+    """The crash points of a run of `kind` (lake_process.KINDS), the `lakerep` command `arguments`,
+    on a lake in `folder`, with the project (its models and runner) in `project`: the real one,
+    or a deliberately broken copy."""
+
+    def __init__(self, folder: Path, kind: str, arguments: list[str], project: Path = PROJECT_DIR) -> None:
+        store_classes()
+        self.kind = kind
+        self.home, self.base, self.journal = folder / "lake", folder / "base", folder / "journal"
+        self.arguments, self.project = arguments, project
+        self.processes = LakerepProcesses(self.home)
+        self.processes.env["PYTHONPATH"] = f"{project}:{project / 'tests'}"
+
+    def make_base(self) -> None:
+        made = self.lake_process("base", self.kind)
+        assert made.returncode == 0, output(made)
+        shutil.copytree(self.home, self.base, symlinks=True)
+
+    def count(self) -> list[str]:
+        """The run's journal of durable steps, from a run to its end, checked against what the run
+        left in the lake (the base before it): each new Delta version journaled, and each changed
+        runner file (a file written and removed again in the run, a lock, leaves no change)."""
+        self.restore()
+        counting = self.run(halting_environment(self.journal))
+        assert counting.returncode == 0, counting.stdout[-3000:] + counting.stderr[-3000:]
+        events = self.journal.read_text().splitlines()
+        steps = [line.split(" ", 3)[1:] for line in events]
+        assert [moment for moment, _, _ in steps] == ["before", "after"] * (len(steps) // 2), events
+        done = [(kind, self.relative(what)) for moment, kind, what in steps if moment == "after"]
+        commits = {path for kind, path in done if kind == "delta-commit"}
+        new_versions = delta_versions(self.home) - delta_versions(self.base)
+        assert commits == new_versions, (events, sorted(new_versions))
+        written = {path for kind, path in done if kind == "file-write"}
+        removed = {path for kind, path in done if kind == "file-remove"}
+        changed = changed_files(runner_files(self.base), runner_files(self.home))
+        assert changed <= written | removed and written - changed <= removed, (events, sorted(changed))
+        return events
+
+    def crash(self, events: list[str], point: int) -> str:
+        """Kill the run at event `point` (one of points(events)): the journal shows the same run cut
+        off there. Returns where it was killed (the event's words)."""
+        self.restore()
+        crashed = self.run(halting_environment(self.journal, point))
+        assert crashed.returncode == -signal.SIGKILL, (point, crashed.stdout[-3000:] + crashed.stderr[-3000:])
+        assert self.journal.read_text().splitlines() == events[:point], point
+        return events[point - 1].split(" ", 1)[1]
+
+    def check(self, killed_at: str) -> subprocess.CompletedProcess:
+        """The operator's restart after the kill, then the checks against the oracle."""
+        return self.lake_process("check", self.kind, killed_at)
+
+    def restore(self) -> None:
+        shutil.rmtree(self.home, ignore_errors=True)
+        shutil.copytree(self.base, self.home, symlinks=True)
+        self.journal.unlink(missing_ok=True)
+
+    def relative(self, what: str) -> str:
+        words = what.split(" ")
+        return str(Path(words[0]).relative_to(self.home)) if words[0].startswith(str(self.home)) else what
+
+    def run(self, extra: dict[str, str]) -> subprocess.CompletedProcess:
+        return self._process(["-m", "lakerep.cli", *self.arguments], extra)
+
+    def lake_process(self, *arguments: str) -> subprocess.CompletedProcess:
+        return self._process([str(self.project / "tests" / "crashpoints" / "lake_process.py"), *arguments])
+
+    def _process(self, arguments: list[str], extra: dict | None = None) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [sys.executable, *arguments], cwd=self.project, env={**self.processes.env, **(extra or {})},
+            capture_output=True, text=True, timeout=1200, start_new_session=True,
+        )  # fmt: skip
+
+
+def points(events: list[str]) -> list[int]:
+    """The events to kill at: every "before", and the last "after"."""
+    return [number for number, line in enumerate(events, 1) if line.split()[1] == "before"] + [len(events)]
+
+
+def output(done: subprocess.CompletedProcess) -> str:
+    return done.stdout[-3000:] + done.stderr[-3000:]
+
+
+def delta_versions(home: Path) -> set[str]:
+    """Every table's commit files, by their path in `home`."""
+    return {str(path.relative_to(home)) for path in (home / "warehouse").glob("*/*/_delta_log/*.json")}
+
+
+def runner_files(home: Path) -> dict[str, tuple[int, bytes]]:
+    """The runner's own files in `home` (not its temporaries), by path: the time each was written
+    (a copy keeps it) and its content."""
+    files = {}
+    for path in home.rglob("*"):
+        relative = path.relative_to(home)
+        if relative.parts[0] in NOT_RUNNER_FILES or path.name.startswith(".") or not path.is_file():
+            continue
+        files[str(relative)] = (path.stat().st_mtime_ns, path.read_bytes())
+    return files
+
+
+def changed_files(before: dict, after: dict) -> set[str]:
+    return {path for path in before.keys() | after.keys() if before.get(path) != after.get(path)}

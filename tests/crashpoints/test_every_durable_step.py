@@ -1,0 +1,35 @@
+"""A kill -9 at every durable step of each kind of run (issue 64): the steps are counted from the
+run itself (crashpoints.enumeration), each is a crash point, and after each the operator's restart
+leaves a lake that the scenarios' checks find equal to the oracle. Prints, per kind, the steps
+found, the crashes made and the seconds."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from crashpoints.enumeration import Enumeration, output, points
+from crashpoints.lake_process import KINDS, RUN_ARGUMENTS
+
+pytestmark = pytest.mark.crashpoints
+
+
+@pytest.mark.parametrize("kind", sorted(KINDS))
+def test_a_kill_at_every_durable_step_loses_and_doubles_nothing(tmp_path, kind):
+    enumeration = Enumeration(tmp_path, kind, RUN_ARGUMENTS)
+    enumeration.make_base()
+    events = enumeration.count()
+    started = time.monotonic()
+    for point in points(events):
+        where = enumeration.crash(events, point)
+        print(f"{kind} point {point}: killed {where}", flush=True)
+        checked = enumeration.check(where)
+        assert checked.returncode == 0, f"after a kill at {where}:\n{output(checked)}"
+        print(checked.stdout, flush=True)
+    commits = sum(" delta-commit " in event for event in events) // 2
+    print(
+        f"{KINDS[kind]}: {len(events) // 2} durable steps ({commits} Delta commits, the rest the "
+        f"runner's files), {len(points(events))} crashes, every check passed after each, "
+        f"{time.monotonic() - started:.0f} s",
+        flush=True,
+    )
