@@ -46,6 +46,8 @@ $(STAMP): pyproject.toml tests/debezium/engine/pom.xml
 	@# Delta's jars, resolved once here: two test workers resolving them into an empty Ivy cache
 	@# at once both fail
 	$(BIN)/python -m lakerep.delta_jars
+	@# The embedded JVM's classes, archived once: every later JVM start maps them (class_archive.py)
+	$(BIN)/python -m lakerep.class_archive
 	@# Debezium's embedded engine, for the test of real Debezium output (Debian's maven fetches it)
 	@command -v mvn >/dev/null || \
 		{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq maven; }

@@ -16,6 +16,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from lakerep import PROJECT_DIR
+from lakerep.class_archive import use_class_archive
 from lakerep.delta_jars import use_resolved_delta_jars
 from lakerep.profile import check_environment, connect_url
 
@@ -67,6 +68,7 @@ def use_project_paths() -> None:
     os.environ.setdefault("LAKEREP_HOME", str(PROJECT_DIR / ".lakerep"))
     os.environ.setdefault("LAKEREP_LOG4J", str(PROFILES_DIR / "log4j2.properties"))
     use_resolved_delta_jars()  # no Ivy resolution at each JVM start once one has resolved Delta
+    use_class_archive()  # the JVM maps the classes `make install` archived instead of loading them
     check_environment()  # the profile renders these into Spark's settings
     remote = connect_url()
     if remote is not None:
