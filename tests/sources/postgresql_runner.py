@@ -13,6 +13,8 @@ Steps (every subscription member, every registered table of the source):
   dump     prints `rows <target> <json of its rows>` per member (every column of the target: the
            source's columns, those its schema history added last)
   history  prints `history <json of the schema history's rows>` (table, kind, column, type)
+  wait     prints `waiting` and goes on once a line comes on its input: the test changes the
+           server meanwhile, as it would between two cycles of a running session
 """
 
 from __future__ import annotations
@@ -64,6 +66,9 @@ def main(dsn: str, steps: list[str]) -> None:
             for member in members:
                 rows = spark.sql(f"select * from {relation_name(member.target_table)}").collect()
                 print("rows", member.target_table, json.dumps([list(row) for row in rows]), flush=True)
+        elif step == "wait":
+            print("waiting", flush=True)
+            sys.stdin.readline()
         elif step == "history":
             from lakerep.sources.schema_history import read_history
 

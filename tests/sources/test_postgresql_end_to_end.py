@@ -89,6 +89,42 @@ def in_project(project: Path, *arguments: str, check: bool = True) -> subprocess
     return done
 
 
+class Runner:
+    """A runner process of the copy whose steps wait for the test where they say `wait`: one JVM
+    start and one warm JVM for the cycles of a session, between which the server changes."""
+
+    def __init__(self, project: Path, dsn: str, *steps: str, errors: Path) -> None:
+        from lakerep.bench_wide import copy_environment
+
+        self.errors = errors
+        self.process = subprocess.Popen(
+            [sys.executable, str(Path(__file__).parent / "postgresql_runner.py"), dsn, *steps], cwd=project,
+            env=copy_environment(project, str(Path(__file__).parent)), stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE, stderr=errors.open("w"), text=True, start_new_session=True,
+        )  # fmt: skip
+
+    def until_waiting(self) -> str:
+        """Its output up to its next `waiting`."""
+        lines = []
+        for line in self.process.stdout:
+            if line == "waiting\n":
+                print("".join(lines))
+                return "".join(lines)
+            lines.append(line)
+        errors = self.errors.read_text()[-3000:]
+        raise AssertionError(f"the runner ended, not waiting: {''.join(lines)}{errors}")
+
+    def go_on(self) -> None:
+        self.process.stdin.write("\n")
+        self.process.stdin.flush()
+
+    def end(self) -> tuple[int, str]:
+        """Its exit code and the rest of its output, once it has ended."""
+        output, _ = self.process.communicate(timeout=900)
+        print(output)
+        return self.process.returncode, output
+
+
 def runner(project: Path, dsn: str, *steps: str, check: bool = True) -> subprocess.CompletedProcess:
     started = time.monotonic()
     done = in_project(project, str(Path(__file__).parent / "postgresql_runner.py"), dsn, *steps, check=check)
@@ -117,8 +153,10 @@ def test_a_live_postgresql_is_replicated_exactly_through_a_kill(server, project,
     ]
     in_project(project, *register, *TABLES)
 
-    refreshed = runner(project, server, "refresh")
-    assert "unloaded 2,000 rows of public.pgbench_accounts" in refreshed.stdout
+    # One runner process refreshes, runs a cycle and is killed in the next, as a session would.
+    steps = ["refresh", "wait", "cycle", "wait", "crash"]
+    session = Runner(project, server, *steps, errors=tmp_path / "runner.err")
+    assert "unloaded 2,000 rows of public.pgbench_accounts" in session.until_waiting()
 
     traffic(server, script, 150)
     execute(server, "delete from pgbench_accounts where aid = 3")
@@ -128,7 +166,8 @@ def test_a_live_postgresql_is_replicated_exactly_through_a_kill(server, project,
         connection.rollback()
     spanning = psycopg.connect(server)  # open across the next two cycles
     spanning.execute("insert into pgbench_accounts values (800001, 1, 11, 'spanning')")
-    runner(project, server, "cycle")
+    session.go_on()
+    session.until_waiting()
 
     # A column added under traffic, with a default the row before it holds (ADR 0012; not to the
     # accounts: the spanning transaction holds them): the kill below falls after its history row
@@ -136,10 +175,11 @@ def test_a_live_postgresql_is_replicated_exactly_through_a_kill(server, project,
     traffic(server, script, 50)
     execute(server, "alter table pgbench_branches add column city text not null default 'north'")
     traffic(server, script, 50)
-    killed = runner(project, server, "crash", check=False)
-    assert killed.returncode == -signal.SIGKILL, killed.stderr[-3000:]
-    landed = re.search(r"killed before confirming (\d+) records read", killed.stdout)
-    assert landed and int(landed[1]) >= 600, killed.stdout  # 200 pgbench transactions, 3 or 4 records each
+    session.go_on()
+    exit_code, output = session.end()
+    assert exit_code == -signal.SIGKILL, (tmp_path / "runner.err").read_text()[-3000:]
+    landed = re.search(r"killed before confirming (\d+) records read", output)
+    assert landed and int(landed[1]) >= 600, output  # 200 pgbench transactions, 3 or 4 records each
 
     spanning.execute("update pgbench_accounts set abalance = 12 where aid = 800001")
     spanning.commit()
