@@ -53,7 +53,7 @@ class Enumeration:
         runner file (a file written and removed again in the run, a lock, leaves no change)."""
         self.restore()
         counting = self.run(halting_environment(self.journal))
-        assert counting.returncode == 0, counting.stdout[-3000:] + counting.stderr[-3000:]
+        assert counting.returncode == 0, output(counting)
         events = self.journal.read_text().splitlines()
         steps = [line.split(" ", 3)[1:] for line in events]
         assert [moment for moment, _, _ in steps] == ["before", "after"] * (len(steps) // 2), events
@@ -72,7 +72,7 @@ class Enumeration:
         off there. Returns where it was killed (the event's words)."""
         self.restore()
         crashed = self.run(halting_environment(self.journal, point))
-        assert crashed.returncode == -signal.SIGKILL, (point, crashed.stdout[-3000:] + crashed.stderr[-3000:])
+        assert crashed.returncode == -signal.SIGKILL, (point, output(crashed))
         assert self.journal.read_text().splitlines() == events[:point], point
         return events[point - 1].split(" ", 1)[1]
 

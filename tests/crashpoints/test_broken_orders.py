@@ -4,7 +4,8 @@ describes, a kill between the two leaves members advanced past changes their tar
 a point's checks fail. The real project's order passes at every point (test_every_durable_step).
 
 The points run from the last to the first, and stop at the first whose checks fail: the order the
-enumeration runs them in proves nothing, and this one reaches the break in two points, not twelve."""
+enumeration runs them in proves nothing, and the break lies near the cycle's end, where Apply
+commits."""
 
 from __future__ import annotations
 

@@ -27,6 +27,7 @@ from lakerep.registrations import DECLARATION_PATH
 
 pytestmark = pytest.mark.spark
 
+RUNNER_SCRIPT = Path(__file__).with_name("postgresql_runner.py")
 TABLES = ["public.pgbench_accounts", "public.pgbench_branches", "public.pgbench_tellers"]
 ACCOUNTS = 2_000  # of pgbench's 100,000 at scale 1: the unload stays small
 # pgbench's built-in TPC-B-like transaction, on the accounts kept
@@ -97,11 +98,12 @@ class Runner:
         from lakerep.bench_wide import copy_environment
 
         self.errors = errors
-        self.process = subprocess.Popen(
-            [sys.executable, str(Path(__file__).parent / "postgresql_runner.py"), dsn, *steps], cwd=project,
-            env=copy_environment(project, str(Path(__file__).parent)), stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE, stderr=errors.open("w"), text=True, start_new_session=True,
-        )  # fmt: skip
+        with errors.open("w") as error_file:  # the process keeps its own descriptor
+            self.process = subprocess.Popen(
+                [sys.executable, str(RUNNER_SCRIPT), dsn, *steps], cwd=project,
+                env=copy_environment(project, str(Path(__file__).parent)), stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE, stderr=error_file, text=True, start_new_session=True,
+            )  # fmt: skip
 
     def until_waiting(self) -> str:
         """Its output up to its next `waiting`."""
@@ -127,7 +129,7 @@ class Runner:
 
 def runner(project: Path, dsn: str, *steps: str, check: bool = True) -> subprocess.CompletedProcess:
     started = time.monotonic()
-    done = in_project(project, str(Path(__file__).parent / "postgresql_runner.py"), dsn, *steps, check=check)
+    done = in_project(project, str(RUNNER_SCRIPT), dsn, *steps, check=check)
     print(f"runner {' '.join(steps)}: {time.monotonic() - started:.1f} s")
     print(done.stdout)
     return done
