@@ -82,7 +82,8 @@ scenarios: install
 		tests/scenarios/test_checks_fail_on_a_tampered_lake.py
 
 # A kill -9 at every durable step of a kind of run, each followed by the operator's restart and
-# the scenarios' checks (tests/crashpoints): minutes a point, so not in `make test` yet.
+# the scenarios' checks (tests/crashpoints): a JVM start and a cold cycle a point, so not in
+# `make test` (docs/decisions/0013-crash-points.md).
 crashpoints: install
 	$(BIN)/pytest -q -s -m crashpoints tests/crashpoints
 

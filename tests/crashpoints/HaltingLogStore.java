@@ -18,6 +18,8 @@ import org.apache.hadoop.fs.Path;
  * <p>The journal (LAKEREP_CRASHPOINT_JOURNAL) is shared with the runner's Python side: a line per
  * event, numbered from 1. At the event numbered LAKEREP_CRASHPOINT_AT the runner's process (this
  * JVM's parent) is killed (SIGKILL, as kill -9, so nothing of it runs after), then this JVM halts.
+ * Each setting is read from a system property of the same name first: a process that restarted a
+ * lake and checked it sets them through its gateway before it runs the next run under test.
  * Only commits go through here: a commit file written once (overwrite false); checkpoints, _last_*
  * and .crc files are rewritable hints Delta can do without.
  */
@@ -42,7 +44,7 @@ public class HaltingLogStore extends HDFSLogStore {
     }
 
     private static synchronized void event(String what) throws IOException {
-        String journal = System.getenv("LAKEREP_CRASHPOINT_JOURNAL");
+        String journal = setting("LAKEREP_CRASHPOINT_JOURNAL");
         if (journal == null) {
             return;
         }
@@ -50,10 +52,15 @@ public class HaltingLogStore extends HDFSLogStore {
         long number = Files.exists(file) ? Files.readAllLines(file).size() + 1 : 1;
         Files.write(file, (number + " " + what + "\n").getBytes(StandardCharsets.UTF_8),
                 StandardOpenOption.CREATE, StandardOpenOption.APPEND, StandardOpenOption.SYNC);
-        String at = System.getenv("LAKEREP_CRASHPOINT_AT");
+        String at = setting("LAKEREP_CRASHPOINT_AT");
         if (at != null && Long.parseLong(at) == number) {
             ProcessHandle.current().parent().ifPresent(ProcessHandle::destroyForcibly);
             Runtime.getRuntime().halt(137);
         }
+    }
+
+    private static String setting(String name) {
+        String property = System.getProperty(name);
+        return property != null ? property : System.getenv(name);
     }
 }

@@ -8,8 +8,9 @@ lakerep.durable (crashpoints.journal), in one numbered journal; either kills the
 point. The independent count: the new versions in every table's _delta_log, and the files of the
 lakerep home the run changed. A kill "after" a step leaves the state a kill "before" the next one
 leaves, so the points are every "before" and the last "after". Each point starts from a copy of
-the base lake (restored at its path: the metastore holds absolute locations); the run, the restart
-and the check are processes of their own, as an operator's are."""
+the base lake (restored at its path: the metastore holds absolute locations). A kill's restart and
+the checks are a new process, as an operator's is, which then runs the next point's run
+(next_run.py): a point costs one JVM start."""
 
 from __future__ import annotations
 
@@ -17,9 +18,12 @@ import shutil
 import signal
 import subprocess
 import sys
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
-from crashpoints.halting_store import halting_environment, store_classes
+from crashpoints.halting_store import halting_capable_environment, halting_environment, store_classes
+from crashpoints.lake_process import CHECKS_PASSED, RUN_ARGUMENTS
 from lakerep_process import LakerepProcesses
 
 from lakerep import PROJECT_DIR
@@ -29,16 +33,31 @@ from lakerep import PROJECT_DIR
 NOT_RUNNER_FILES = {"warehouse", "metastore_db", "derby.log", "target", "logs"}
 
 
-class Enumeration:
-    """The crash points of a run of `kind` (lake_process.KINDS), the `lakerep` command `arguments`,
-    on a lake in `folder`, with the project (its models and runner) in `project`: the real one,
-    or a deliberately broken copy."""
+@dataclass(frozen=True)
+class Checked:
+    """A crash point's restart and checks: where the run was killed, whether every check passed,
+    and what they printed."""
 
-    def __init__(self, folder: Path, kind: str, arguments: list[str], project: Path = PROJECT_DIR) -> None:
+    killed_at: str
+    passed: bool
+    output: str
+
+    @classmethod
+    def of(cls, killed_at: str, done: subprocess.CompletedProcess) -> Checked:
+        checks, passed, _ = done.stdout.partition(CHECKS_PASSED + "\n")
+        return cls(killed_at, bool(passed), checks if passed else output(done))
+
+
+class Enumeration:
+    """The crash points of a run of `kind` (lake_process.KINDS), the `lakerep` command
+    lake_process.RUN_ARGUMENTS, on a lake in `folder`, with the project (its models and runner) in
+    `project`: the real one, or a deliberately broken copy."""
+
+    def __init__(self, folder: Path, kind: str, project: Path = PROJECT_DIR) -> None:
         store_classes()
         self.kind = kind
         self.home, self.base, self.journal = folder / "lake", folder / "base", folder / "journal"
-        self.arguments, self.project = arguments, project
+        self.project = project
         self.processes = LakerepProcesses(self.home)
         self.processes.env["PYTHONPATH"] = f"{project}:{project / 'tests'}"
 
@@ -67,18 +86,27 @@ class Enumeration:
         assert changed <= written | removed and written - changed <= removed, (events, sorted(changed))
         return events
 
-    def crash(self, events: list[str], point: int) -> str:
-        """Kill the run at event `point` (one of points(events)): the journal shows the same run cut
-        off there. Returns where it was killed (the event's words)."""
+    def crash_points(self, events: list[str], order: Iterable[int] | None = None) -> Iterator[Checked]:
+        """Kill the run at each of `order` (default: points(events)), and restart and check after
+        each kill. A kill's restart and checks run in a new process that then runs the next point's
+        run (lake_process restart-then-crash), so a point costs one JVM start; the last point's
+        restart and checks have a process of their own. Yields each point's Checked as its checks
+        end; after one that failed, none more (that process ran no next point)."""
         self.restore()
-        crashed = self.run(halting_environment(self.journal, point))
-        assert crashed.returncode == -signal.SIGKILL, (point, output(crashed))
-        assert self.journal.read_text().splitlines() == events[:point], point
-        return events[point - 1].split(" ", 1)[1]
-
-    def check(self, killed_at: str) -> subprocess.CompletedProcess:
-        """The operator's restart after the kill, then the checks against the oracle."""
-        return self.lake_process("check", self.kind, killed_at)
+        self.base.with_name("base-catalog.json").unlink(missing_ok=True)
+        killed_at = "-"
+        for point in points(events) if order is None else order:
+            done = self.lake_process("restart-then-crash", self.kind, killed_at, str(point), str(self.base),
+                                     str(self.journal), extra=halting_capable_environment())  # fmt: skip
+            if killed_at != "-":
+                checked = Checked.of(killed_at, done)
+                yield checked
+                if not checked.passed:
+                    return
+            assert done.returncode == -signal.SIGKILL, (point, output(done))
+            assert self.journal.read_text().splitlines() == events[:point], (point, output(done))
+            killed_at = events[point - 1].split(" ", 1)[1]
+        yield Checked.of(killed_at, self.lake_process("check", self.kind, killed_at))
 
     def restore(self) -> None:
         shutil.rmtree(self.home, ignore_errors=True)
@@ -90,10 +118,11 @@ class Enumeration:
         return str(Path(words[0]).relative_to(self.home)) if words[0].startswith(str(self.home)) else what
 
     def run(self, extra: dict[str, str]) -> subprocess.CompletedProcess:
-        return self._process(["-m", "lakerep.cli", *self.arguments], extra)
+        return self._process(["-m", "lakerep.cli", *RUN_ARGUMENTS], extra)
 
-    def lake_process(self, *arguments: str) -> subprocess.CompletedProcess:
-        return self._process([str(self.project / "tests" / "crashpoints" / "lake_process.py"), *arguments])
+    def lake_process(self, *arguments: str, extra: dict | None = None) -> subprocess.CompletedProcess:
+        script = self.project / "tests" / "crashpoints" / "lake_process.py"
+        return self._process([str(script), *arguments], extra)
 
     def _process(self, arguments: list[str], extra: dict | None = None) -> subprocess.CompletedProcess:
         return subprocess.run(

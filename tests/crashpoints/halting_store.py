@@ -51,13 +51,18 @@ def halting_environment(journal: Path, at: int | None = None) -> dict[str, str]:
     """The variables of a runner whose durable steps (Delta commits in its JVM, its own files and
     slot confirmations in Python: crashpoints.journal) are journaled to `journal`, and which is
     killed at step event `at` (None: never)."""
-    class_path = os.pathsep.join([str(store_classes()), str(storage_jar())])
-    variables = {
-        "PYSPARK_SUBMIT_ARGS": f"--driver-class-path {class_path} "
-        f"--conf spark.delta.logStore.class={STORE_CLASS} pyspark-shell",
-        "LAKEREP_CRASHPOINT_JOURNAL": str(journal),
-        OBSERVER_VARIABLE: OBSERVER,  # the runner's own durable steps, in the same journal
-    }
+    variables = {**halting_capable_environment(), "LAKEREP_CRASHPOINT_JOURNAL": str(journal)}
     if at is not None:
         variables["LAKEREP_CRASHPOINT_AT"] = str(at)
     return variables
+
+
+def halting_capable_environment() -> dict[str, str]:
+    """The variables of a process with the log store and the observer in place and no journal
+    yet: one that sets the journal later (crashpoints.next_run)."""
+    class_path = os.pathsep.join([str(store_classes()), str(storage_jar())])
+    return {
+        "PYSPARK_SUBMIT_ARGS": f"--driver-class-path {class_path} "
+        f"--conf spark.delta.logStore.class={STORE_CLASS} pyspark-shell",
+        OBSERVER_VARIABLE: OBSERVER,  # the runner's own durable steps, in the same journal
+    }

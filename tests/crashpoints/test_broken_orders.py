@@ -13,8 +13,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from crashpoints.enumeration import Enumeration, output, points
-from crashpoints.lake_process import RUN_ARGUMENTS
+from crashpoints.enumeration import Enumeration, points
 
 from lakerep import PROJECT_DIR
 from lakerep.bench_wide import copy_project
@@ -43,19 +42,17 @@ def a_project_that_commits_apply_state_first(folder: Path) -> Path:
 
 def test_apply_state_committed_before_its_targets_fails_the_checks_after_a_kill_between(tmp_path):
     project = a_project_that_commits_apply_state_first(tmp_path / "project")
-    enumeration = Enumeration(tmp_path, "warm", RUN_ARGUMENTS, project)
+    enumeration = Enumeration(tmp_path, "warm", project)
     enumeration.make_base()
     events = enumeration.count()
     commits = [event.rsplit("/", 3)[1] for event in events if " after delta-commit " in event]
     targets = [commits.index(path.stem) for path in (project / "models" / "apply" / "targets").glob("*.sql")]
     assert commits.index("apply_cycles") < min(targets), commits  # the copy's order is the broken one
 
-    for point in reversed(points(events)):
-        where = enumeration.crash(events, point)
-        checked = enumeration.check(where)
-        print(f"point {point}: killed {where}: checks {'passed' if checked.returncode == 0 else 'failed'}")
-        if checked.returncode != 0:
+    for checked in enumeration.crash_points(events, reversed(points(events))):
+        print(f"killed {checked.killed_at}: checks {'passed' if checked.passed else 'failed'}", flush=True)
+        if not checked.passed:
             break
     else:
         pytest.fail("no point's checks failed: the enumeration missed the broken order")
-    assert "targets differ from the oracle" in output(checked), output(checked)
+    assert "targets differ from the oracle" in checked.output, checked.output

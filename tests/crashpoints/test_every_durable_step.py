@@ -8,24 +8,25 @@ from __future__ import annotations
 import time
 
 import pytest
-from crashpoints.enumeration import Enumeration, output, points
-from crashpoints.lake_process import KINDS, RUN_ARGUMENTS
+from crashpoints.enumeration import Enumeration, points
+from crashpoints.lake_process import KINDS
 
 pytestmark = pytest.mark.crashpoints
 
 
 @pytest.mark.parametrize("kind", sorted(KINDS))
 def test_a_kill_at_every_durable_step_loses_and_doubles_nothing(tmp_path, kind):
-    enumeration = Enumeration(tmp_path, kind, RUN_ARGUMENTS)
+    enumeration = Enumeration(tmp_path, kind)
     enumeration.make_base()
     events = enumeration.count()
     started = time.monotonic()
-    for point in points(events):
-        where = enumeration.crash(events, point)
-        print(f"{kind} point {point}: killed {where}", flush=True)
-        checked = enumeration.check(where)
-        assert checked.returncode == 0, f"after a kill at {where}:\n{output(checked)}"
-        print(checked.stdout, flush=True)
+    crashes = 0
+    for checked in enumeration.crash_points(events):
+        crashes += 1
+        print(f"{kind}: killed {checked.killed_at}", flush=True)
+        assert checked.passed, f"after a kill at {checked.killed_at}:\n{checked.output}"
+        print(checked.output, flush=True)
+    assert crashes == len(points(events)), crashes
     commits = sum(" delta-commit " in event for event in events) // 2
     print(
         f"{KINDS[kind]}: {len(events) // 2} durable steps ({commits} Delta commits, the rest the "

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pyspark
 from crashpoints.halting_store import halting_environment, storage_jar, store_classes
+from crashpoints.next_run import HALTING_SETTINGS
 
 WRITER = """
 import org.apache.hadoop.conf.Configuration;
@@ -31,18 +32,25 @@ public class WriteCommits {
 """
 
 
-def write_commits(tmp_path: Path, journal: Path, at: int | None) -> subprocess.CompletedProcess:
+def write_commits(
+    tmp_path: Path, journal: Path, at: int | None, *, as_properties: bool = False
+) -> subprocess.CompletedProcess:
     """Three commits written by the store in a JVM whose parent is a Python process of its own
-    (the store kills its parent: the runner, in a crash point)."""
+    (the store kills its parent: the runner, in a crash point). The journal and the point go in
+    as the environment, or `as_properties`, as system properties (next_run.halt_at's way)."""
     (tmp_path / "table" / "_delta_log").mkdir(parents=True, exist_ok=True)  # Delta makes it first
     source = tmp_path / "WriteCommits.java"
     source.write_text(WRITER)
     jars = Path(pyspark.__file__).parent / "jars" / "*"
     class_path = os.pathsep.join([str(store_classes()), str(storage_jar()), str(jars)])
-    java = ["java", "-cp", class_path, str(source), str(tmp_path / "table")]
+    settings = halting_environment(journal, at)
+    properties = []
+    if as_properties:
+        properties = [f"-D{name}={settings.pop(name)}" for name in HALTING_SETTINGS if name in settings]
+    java = ["java", *properties, "-cp", class_path, str(source), str(tmp_path / "table")]
     return subprocess.run(
         [sys.executable, "-c", f"import subprocess; subprocess.run({java!r}, check=True)"],
-        env={**os.environ, **halting_environment(journal, at)}, capture_output=True, text=True, timeout=120,
+        env={**os.environ, **settings}, capture_output=True, text=True, timeout=120,
     )  # fmt: skip
 
 
@@ -66,3 +74,11 @@ def test_at_its_point_the_parent_is_killed_and_nothing_more_is_written(tmp_path)
     assert done.returncode == -signal.SIGKILL, done.stderr
     assert len(journal.read_text().splitlines()) == 3
     assert commits(tmp_path) == [f"{0:020d}.json"]
+
+
+def test_the_journal_and_the_point_can_be_system_properties(tmp_path):
+    journal = tmp_path / "journal"
+    done = write_commits(tmp_path, journal, 5, as_properties=True)  # before the third commit
+    assert done.returncode == -signal.SIGKILL, done.stderr
+    assert len(journal.read_text().splitlines()) == 5
+    assert commits(tmp_path) == [f"{version:020d}.json" for version in range(2)]
