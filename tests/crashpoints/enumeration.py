@@ -22,6 +22,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from crashpoints import next_run
 from crashpoints.halting_store import halting_capable_environment, halting_environment, store_classes
 from crashpoints.lake_process import CHECKS_PASSED, RUN_ARGUMENTS
 from lakerep_process import LakerepProcesses
@@ -30,7 +31,7 @@ from lakerep import PROJECT_DIR
 
 # What the runner's own file steps leave aside: the tables (counted by their commits), the
 # metastore and its log, and dbt's compiled project and logs, which no restart reads as state.
-NOT_RUNNER_FILES = {"warehouse", "metastore_db", "derby.log", "target", "logs"}
+NOT_RUNNER_FILES = {"warehouse"} | next_run.KEPT_OPEN
 
 
 @dataclass(frozen=True)
@@ -93,7 +94,7 @@ class Enumeration:
         restart and checks have a process of their own. Yields each point's Checked as its checks
         end; after one that failed, none more (that process ran no next point)."""
         self.restore()
-        self.base.with_name("base-catalog.json").unlink(missing_ok=True)
+        next_run.catalog_reference(self.base).unlink(missing_ok=True)
         killed_at = "-"
         for point in points(events) if order is None else order:
             done = self.lake_process("restart-then-crash", self.kind, killed_at, str(point), str(self.base),
@@ -109,8 +110,8 @@ class Enumeration:
         yield Checked.of(killed_at, self.lake_process("check", self.kind, killed_at))
 
     def restore(self) -> None:
-        shutil.rmtree(self.home, ignore_errors=True)
-        shutil.copytree(self.base, self.home, symlinks=True)
+        """The whole base lake, metastore included: no process has it open between points."""
+        next_run.restore_files(self.base, self.home, kept=frozenset())
         self.journal.unlink(missing_ok=True)
 
     def relative(self, what: str) -> str:

@@ -11,7 +11,7 @@ import subprocess
 from pathlib import Path
 
 import pyspark
-from crashpoints.journal import OBSERVER
+from crashpoints.journal import AT_VARIABLE, JOURNAL_VARIABLE, OBSERVER
 
 from lakerep import PROJECT_DIR
 from lakerep.delta_jars import resolved_delta_jars
@@ -51,9 +51,9 @@ def halting_environment(journal: Path, at: int | None = None) -> dict[str, str]:
     """The variables of a runner whose durable steps (Delta commits in its JVM, its own files and
     slot confirmations in Python: crashpoints.journal) are journaled to `journal`, and which is
     killed at step event `at` (None: never)."""
-    variables = {**halting_capable_environment(), "LAKEREP_CRASHPOINT_JOURNAL": str(journal)}
+    variables = {**halting_capable_environment(), JOURNAL_VARIABLE: str(journal)}
     if at is not None:
-        variables["LAKEREP_CRASHPOINT_AT"] = str(at)
+        variables[AT_VARIABLE] = str(at)
     return variables
 
 

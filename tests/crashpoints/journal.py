@@ -12,10 +12,14 @@ import signal
 from pathlib import Path
 
 OBSERVER = "crashpoints.journal:observe"
+# The journal's settings, read here and by HaltingLogStore.java (which takes them from system
+# properties of the same names first).
+JOURNAL_VARIABLE = "LAKEREP_CRASHPOINT_JOURNAL"
+AT_VARIABLE = "LAKEREP_CRASHPOINT_AT"
 
 
 def observe(moment: str, what: str) -> None:
-    journal = os.environ.get("LAKEREP_CRASHPOINT_JOURNAL")
+    journal = os.environ.get(JOURNAL_VARIABLE)
     if not journal:
         return
     path = Path(journal)
@@ -24,5 +28,5 @@ def observe(moment: str, what: str) -> None:
         out.write(f"{number} {moment} {what}\n")
         out.flush()
         os.fsync(out.fileno())
-    if os.environ.get("LAKEREP_CRASHPOINT_AT") == str(number):
+    if os.environ.get(AT_VARIABLE) == str(number):
         os.killpg(os.getpgid(0), signal.SIGKILL)

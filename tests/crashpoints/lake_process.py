@@ -89,7 +89,7 @@ def restart_then_crash(kind: str, crashed_at: str, point: str, base_lake: str, j
     if crashed_at != "-":
         check(kind, crashed_at)
     spark, base = lake_session(), Path(base_lake)
-    next_run.check_catalog_is_the_bases(spark, base.with_name("base-catalog.json"))
+    next_run.check_catalog_is_the_bases(spark, base)
     next_run.restore_files(base, lake_home())
     next_run.forget_the_lake(spark)
     next_run.halt_at(spark, Path(journal), int(point))

@@ -17,12 +17,13 @@ import os
 import shutil
 from pathlib import Path
 
+from crashpoints.journal import AT_VARIABLE, JOURNAL_VARIABLE
+
 from lakerep import lake, lake_locks
 
 # Files of the lakerep home the base copy does not bring back under a live process: the open
 # metastore (compared instead) and dbt's compiled project and logs, which no run reads as state.
-KEPT_OPEN = {"metastore_db", "derby.log", "target", "logs"}
-HALTING_SETTINGS = ("LAKEREP_CRASHPOINT_JOURNAL", "LAKEREP_CRASHPOINT_AT")
+KEPT_OPEN = frozenset({"metastore_db", "derby.log", "target", "logs"})
 
 
 def catalog_listing(spark) -> list[list[str]]:
@@ -38,8 +39,15 @@ def catalog_listing(spark) -> list[list[str]]:
     return sorted(listing)
 
 
-def check_catalog_is_the_bases(spark, reference: Path) -> None:
-    """The first call records the listing of the base lake; every later one compares with it."""
+def catalog_reference(base: Path) -> Path:
+    """Where the listing of the base lake in `base` is kept, beside it."""
+    return base.with_name(base.name + "-catalog.json")
+
+
+def check_catalog_is_the_bases(spark, base: Path) -> None:
+    """The first call after the base's reference was removed records the listing of the base lake;
+    every later one compares with it."""
+    reference = catalog_reference(base)
     listing = catalog_listing(spark)
     if not reference.exists():
         reference.write_text(json.dumps(listing), encoding="utf-8")
@@ -54,16 +62,18 @@ def check_catalog_is_the_bases(spark, reference: Path) -> None:
         )
 
 
-def restore_files(base: Path, home: Path) -> None:
+def restore_files(base: Path, home: Path, kept: frozenset[str] = KEPT_OPEN) -> None:
+    """The lakerep home `home` as the base copy `base` holds it, but for the entries `kept`."""
+    home.mkdir(exist_ok=True)
     for entry in home.iterdir():
-        if entry.name in KEPT_OPEN:
+        if entry.name in kept:
             continue
         if entry.is_dir() and not entry.is_symlink():
             shutil.rmtree(entry)
         else:
             entry.unlink()
     for entry in base.iterdir():
-        if entry.name in KEPT_OPEN:
+        if entry.name in kept:
             continue
         if entry.is_dir() and not entry.is_symlink():
             shutil.copytree(entry, home / entry.name, symlinks=True)
@@ -83,6 +93,6 @@ def halt_at(spark, journal: Path, point: int) -> None:
     """Journal from now on, in the runner (environment) and in its JVM's log store (system
     properties: a JVM's environment is fixed at its start), and be killed at event `point`."""
     journal.unlink(missing_ok=True)
-    for name, value in zip(HALTING_SETTINGS, (str(journal), str(point)), strict=True):
+    for name, value in ((JOURNAL_VARIABLE, str(journal)), (AT_VARIABLE, str(point))):
         os.environ[name] = value
         spark._jvm.java.lang.System.setProperty(name, value)

@@ -10,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from crashpoints.journal import OBSERVER
+from crashpoints.journal import AT_VARIABLE, JOURNAL_VARIABLE, OBSERVER
 
 from lakerep.durable import OBSERVER_VARIABLE
 
@@ -28,9 +28,9 @@ def three_steps(folder: Path, at: int | None, observer: str = OBSERVER) -> subpr
     folder.mkdir(exist_ok=True)
     variables = {
         OBSERVER_VARIABLE: observer,
-        "LAKEREP_CRASHPOINT_JOURNAL": str(folder / "journal"),
+        JOURNAL_VARIABLE: str(folder / "journal"),
         "PYTHONPATH": str(Path(__file__).parents[1]),
-        **({} if at is None else {"LAKEREP_CRASHPOINT_AT": str(at)}),
+        **({} if at is None else {AT_VARIABLE: str(at)}),
     }
     return subprocess.run(
         [sys.executable, "-c", STEPS, str(folder)], env={**os.environ, **variables},

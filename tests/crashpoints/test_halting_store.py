@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pyspark
 from crashpoints.halting_store import halting_environment, storage_jar, store_classes
-from crashpoints.next_run import HALTING_SETTINGS
+from crashpoints.journal import AT_VARIABLE, JOURNAL_VARIABLE
 
 WRITER = """
 import org.apache.hadoop.conf.Configuration;
@@ -46,7 +46,8 @@ def write_commits(
     settings = halting_environment(journal, at)
     properties = []
     if as_properties:
-        properties = [f"-D{name}={settings.pop(name)}" for name in HALTING_SETTINGS if name in settings]
+        named = [name for name in (JOURNAL_VARIABLE, AT_VARIABLE) if name in settings]
+        properties = [f"-D{name}={settings.pop(name)}" for name in named]
     java = ["java", *properties, "-cp", class_path, str(source), str(tmp_path / "table")]
     return subprocess.run(
         [sys.executable, "-c", f"import subprocess; subprocess.run({java!r}, check=True)"],
