@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
+from lakerep.delta_tables import create_if_missing
 from lakerep.landing import LANDING_SCHEMA
 
 SCHEMA_HISTORY_TABLE = f"{LANDING_SCHEMA}.source_schema_history"
@@ -278,7 +279,7 @@ def record_history(spark, rows: list[HistoryRow]) -> None:
     """Commit new history rows (one commit): SchemaHistory.observe's, which left out those the
     lake held when it was read (this source's reader is the table's one writer)."""
     spark.sql(f"create schema if not exists {LANDING_SCHEMA}")
-    spark.sql(f"create table if not exists {SCHEMA_HISTORY_TABLE} ({_COLUMNS}) using delta")
+    create_if_missing(spark, SCHEMA_HISTORY_TABLE, f"({_COLUMNS}) using delta")
     now = datetime.now(UTC).replace(tzinfo=None)
     values = []
     for row in rows:

@@ -6,6 +6,7 @@ it or made it again; only the runner reads it.
 
 from __future__ import annotations
 
+from lakerep.delta_tables import create_if_missing
 from lakerep.landing import LANDING_SCHEMA
 from lakerep.sources.pgoutput import format_lsn, parse_lsn
 from lakerep.sources.slot_continuity import SlotRecord
@@ -33,7 +34,7 @@ def write_slot_record(spark, record: SlotRecord) -> None:
     from pyspark.sql import functions as F
 
     columns = f"{RECORD_COLUMNS}, recorded_at timestamp"
-    spark.sql(f"create table if not exists {SOURCE_SLOT_TABLE} ({columns}) using delta")
+    create_if_missing(spark, SOURCE_SLOT_TABLE, f"({columns}) using delta")
     confirmed = None if record.confirmed_lsn is None else format_lsn(record.confirmed_lsn)
     row = (record.slot, record.system_identifier, confirmed, record.cold_start_from)
     frame = spark.createDataFrame([row], RECORD_COLUMNS)
