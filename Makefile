@@ -81,11 +81,12 @@ scenarios: install
 	$(BIN)/pytest -q -n 2 --dist loadfile -m "" tests/scenarios/test_crash_scenarios.py \
 		tests/scenarios/test_checks_fail_on_a_tampered_lake.py
 
-# A kill -9 at every durable step of a kind of run, each followed by the operator's restart and
-# the scenarios' checks (tests/crashpoints): a JVM start and a cold cycle a point, so not in
-# `make test` (docs/decisions/0013-crash-points.md).
+# A kill -9 at every durable step of each kind of run (KIND=name: one kind, as
+# tests/crashpoints/run_kinds.py names them), each followed by the operator's restart and the
+# kind's checks against the oracle: a JVM start and a cold cycle a point, so not in `make test`
+# (docs/decisions/0013-crash-points.md).
 crashpoints: install
-	$(BIN)/pytest -q -s -m crashpoints tests/crashpoints
+	$(BIN)/pytest -q -s -m crashpoints tests/crashpoints $(if $(KIND),-k "$(KIND)")
 
 # The scale-out stories, each on a standalone cluster of its own (master, worker and a Connect or
 # Thrift server, three JVMs): the runner through Spark Connect, `dbt build` through Thrift. Left

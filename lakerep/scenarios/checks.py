@@ -358,9 +358,9 @@ def check_restart_tokens(spark, workload: Workload) -> str:
     return f"restart tokens of {len(state)} sources lose no change of a transaction open at their RESTART2"
 
 
-def check_pruning_control(spark) -> str:
-    """Every set's last trail row is APPLIED at Capture's SYNCHPOINT (Apply caught up after the
-    final clean run), and every member's SYNCHPOINT is its set's."""
+def check_pruning_control(spark, sets: set[str] | None = None) -> str:
+    """Every set's (of `sets`, default all) last trail row is APPLIED at Capture's SYNCHPOINT (Apply
+    caught up after the final clean run), and every member's SYNCHPOINT is its set's."""
     synchpoint = _register(spark)["GLOBAL"].SYNCHPOINT
     trail = {
         row.set_name: row
@@ -371,6 +371,8 @@ def check_pruning_control(spark) -> str:
         )
     }
     for row in rows(spark, f"select * from {relation_name('pruning_control')}"):
+        if sets is not None and row.SET_NAME not in sets:
+            continue
         last = trail.get(row.SET_NAME)
         assert last is not None and last.status == "APPLIED", f"set {row.SET_NAME}'s last trail row: {last}"
         assert last.synchpoint == synchpoint, (
@@ -379,7 +381,8 @@ def check_pruning_control(spark) -> str:
         assert last.synchpoint == row.SYNCHPOINT, (
             f"pruning control: {row.TARGET_TABLE} at {row.SYNCHPOINT}, its set's trail at {last.synchpoint}"
         )
-    return f"every set applied up to Capture's SYNCHPOINT {synchpoint}; pruning control agrees"
+    named = "every set" if sets is None else f"sets {', '.join(sorted(sets))}"
+    return f"{named} applied up to Capture's SYNCHPOINT {synchpoint}; pruning control agrees"
 
 
 def prune_bounds(spark) -> dict[str, str]:

@@ -24,7 +24,8 @@ from pathlib import Path
 
 from crashpoints import next_run
 from crashpoints.halting_store import halting_capable_environment, halting_environment, store_classes
-from crashpoints.lake_process import CHECKS_PASSED, RUN_ARGUMENTS
+from crashpoints.lake_process import CHECKS_PASSED
+from crashpoints.run_kinds import KINDS
 from lakerep_process import LakerepProcesses
 
 from lakerep import PROJECT_DIR
@@ -50,9 +51,10 @@ class Checked:
 
 
 class Enumeration:
-    """The crash points of a run of `kind` (lake_process.KINDS), the `lakerep` command
-    lake_process.RUN_ARGUMENTS, on a lake in `folder`, with the project (its models and runner) in
-    `project`: the real one, or a deliberately broken copy."""
+    """The crash points of a run of `kind` (run_kinds.KINDS: its `lakerep` command, its base, its
+    restart and checks) on a lake in `folder`, with the project (its models and runner) in
+    `project`: the real one, or a deliberately broken copy. A kind's settings (the PostgreSQL
+    kind's server) come from the environment, the processes' too."""
 
     def __init__(self, folder: Path, kind: str, project: Path = PROJECT_DIR) -> None:
         store_classes()
@@ -91,12 +93,22 @@ class Enumeration:
         """Kill the run at each of `order` (default: points(events)), and restart and check after
         each kill. A kill's restart and checks run in a new process that then runs the next point's
         run (lake_process restart-then-crash), so a point costs one JVM start; the last point's
-        restart and checks have a process of their own. Yields each point's Checked as its checks
-        end; after one that failed, none more (that process ran no next point)."""
-        self.restore()
-        next_run.catalog_reference(self.base).unlink(missing_ok=True)
+        restart and checks have a process of their own, as has every point's of a kind that is not
+        `chained` (then the next point's run has one too, on the whole base lake restored). Yields
+        each point's Checked as its checks end; after one that failed, none more (that process ran
+        no next point)."""
+        chained = KINDS[self.kind].chained
         killed_at = "-"
         for point in points(events) if order is None else order:
+            if killed_at != "-" and not chained:
+                checked = Checked.of(killed_at, self.lake_process("check", self.kind, killed_at))
+                yield checked
+                if not checked.passed:
+                    return
+                killed_at = "-"
+            if killed_at == "-":
+                self.restore()
+                next_run.catalog_reference(self.base).unlink(missing_ok=True)
             done = self.lake_process("restart-then-crash", self.kind, killed_at, str(point), str(self.base),
                                      str(self.journal), extra=halting_capable_environment())  # fmt: skip
             if killed_at != "-":
@@ -110,7 +122,9 @@ class Enumeration:
         yield Checked.of(killed_at, self.lake_process("check", self.kind, killed_at))
 
     def restore(self) -> None:
-        """The whole base lake, metastore included: no process has it open between points."""
+        """The whole base lake, metastore included: no process has it open between points; and
+        what the kind keeps outside it (a source server)."""
+        KINDS[self.kind].before_run()
         next_run.restore_files(self.base, self.home, kept=frozenset())
         self.journal.unlink(missing_ok=True)
 
@@ -119,7 +133,7 @@ class Enumeration:
         return str(Path(words[0]).relative_to(self.home)) if words[0].startswith(str(self.home)) else what
 
     def run(self, extra: dict[str, str]) -> subprocess.CompletedProcess:
-        return self._process(["-m", "lakerep.cli", *RUN_ARGUMENTS], extra)
+        return self._process(["-m", "lakerep.cli", *KINDS[self.kind].arguments(self.home)], extra)
 
     def lake_process(self, *arguments: str, extra: dict | None = None) -> subprocess.CompletedProcess:
         script = self.project / "tests" / "crashpoints" / "lake_process.py"
@@ -130,6 +144,15 @@ class Enumeration:
             [sys.executable, *arguments], cwd=self.project, env={**self.processes.env, **(extra or {})},
             capture_output=True, text=True, timeout=1200, start_new_session=True,
         )  # fmt: skip
+
+
+def report(description: str, events: list[str], crashes: int, seconds: float) -> str:
+    """A kind's line: its durable steps found, the crashes made and checked, the seconds they took."""
+    commits = sum(" after delta-commit " in event for event in events)
+    return (
+        f"{description}: {len(events) // 2} durable steps ({commits} Delta commits, the rest the runner's "
+        f"files and slot confirmations), {crashes} crashes, every check passed after each, {seconds:.0f} s"
+    )
 
 
 def points(events: list[str]) -> list[int]:

@@ -27,15 +27,20 @@ KEPT_OPEN = frozenset({"metastore_db", "derby.log", "target", "logs"})
 
 
 def catalog_listing(spark) -> list[list[str]]:
-    """Every table and view of the metastore. A view's text is left out: the cycle's views that
-    inline its run's values are written again by each cycle, before it reads them, where their
-    definition differs (macros/materializations/view.sql), so they hold no state a run reads."""
+    """Every table and view of the metastore, with the columns it records for it. A view's text
+    is left out: the cycle's views that inline its run's values are written again by each cycle,
+    before it reads them, where their definition differs (macros/materializations/view.sql), so
+    they hold no state a run reads; their columns stay. A run that changed what the metastore
+    records of a table's or view's columns (a schema evolution) leaves another listing."""
+    external = spark._jsparkSession.sharedState().externalCatalog()
     listing = []
     for (database,) in spark.sql("show databases").collect():
         views = {row.viewName for row in spark.sql(f"show views in {database}").collect()}
         for row in spark.sql(f"show tables in {database}").collect():
             if not row.isTemporary:
-                listing.append([f"{database}.{row.tableName}", "view" if row.tableName in views else "table"])
+                columns = external.getTable(database, row.tableName).schema().json()
+                kind = "view" if row.tableName in views else "table"
+                listing.append([f"{database}.{row.tableName}", kind, columns])
     return sorted(listing)
 
 

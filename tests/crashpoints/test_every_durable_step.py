@@ -1,21 +1,23 @@
 """A kill -9 at every durable step of each kind of run (issue 64): the steps are counted from the
 run itself (crashpoints.enumeration), each is a crash point, and after each the operator's restart
-leaves a lake that the scenarios' checks find equal to the oracle. Prints, per kind, the steps
-found, the crashes made and the seconds."""
+leaves a lake that the kind's checks find equal to the oracle. Prints, per kind, the steps found,
+the crashes made and the seconds (enumeration.report)."""
 
 from __future__ import annotations
 
 import time
 
 import pytest
-from crashpoints.enumeration import Enumeration, points
-from crashpoints.lake_process import KINDS
+from crashpoints.enumeration import Enumeration, points, report
+from crashpoints.run_kinds import KINDS
 
 pytestmark = pytest.mark.crashpoints
 
 
 @pytest.mark.parametrize("kind", sorted(KINDS))
-def test_a_kill_at_every_durable_step_loses_and_doubles_nothing(tmp_path, kind):
+def test_a_kill_at_every_durable_step_loses_and_doubles_nothing(request, tmp_path, kind):
+    if kind == "postgresql":
+        request.getfixturevalue("source_server")
     enumeration = Enumeration(tmp_path, kind)
     enumeration.make_base()
     events = enumeration.count()
@@ -27,10 +29,4 @@ def test_a_kill_at_every_durable_step_loses_and_doubles_nothing(tmp_path, kind):
         assert checked.passed, f"after a kill at {checked.killed_at}:\n{checked.output}"
         print(checked.output, flush=True)
     assert crashes == len(points(events)), crashes
-    commits = sum(" delta-commit " in event for event in events) // 2
-    print(
-        f"{KINDS[kind]}: {len(events) // 2} durable steps ({commits} Delta commits, the rest the "
-        f"runner's files), {len(points(events))} crashes, every check passed after each, "
-        f"{time.monotonic() - started:.0f} s",
-        flush=True,
-    )
+    print(report(KINDS[kind].description, events, crashes, time.monotonic() - started), flush=True)

@@ -74,6 +74,18 @@ class Snapshot:
         return self.tables.get((OWNER, TABLE), [])
 
 
+# Every table of the member set APPLY1.SALES, so the set can start from this snapshot: the first
+# table's one read is marked `first` (whole only once `last` lands), the second's
+# `last_in_data_collection`.
+SALES_SNAPSHOT = Snapshot(lsn=0x16E00000, xid=550, tables={
+    ("SALES", "ORDERS"): [{"order_id": 1, "customer_id": "C0", "order_date": None, "status": "NEW",
+                           "total": "5.00", "note": None}],
+    ("SALES", "ORDER_LINES"): [{"order_id": 1, "line_no": 1, "product_code": "P-1", "quantity": 2,
+                                "unit_price": "2.50", "shipped_at": None}],
+    (OWNER, TABLE): [row("C0", "Zed", "z@x", "5.00"), row("C5", "Eve", None, "0.00")],
+})  # fmt: skip
+
+
 def position(lsn: int, row_number: int = 0) -> str:
     return f"{lsn:016X}{row_number:04X}"
 

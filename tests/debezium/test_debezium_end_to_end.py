@@ -22,10 +22,8 @@ from datetime import date, timedelta
 import pytest
 from click.testing import CliRunner
 from debezium_scenario import (
-    OWNER,
-    TABLE,
+    SALES_SNAPSHOT,
     Change,
-    Snapshot,
     Transaction,
     changed_keys,
     end_event,
@@ -45,16 +43,6 @@ from lakerep.summary import relation_name
 pytestmark = pytest.mark.spark
 
 AUDIT = ("public", "audit")  # not registered: its records are valid and go nowhere
-# Every table of the member set APPLY1.SALES, so the set can start from this snapshot: the first
-# table's one read is marked `first` (whole only once `last` lands), the second's
-# `last_in_data_collection`.
-SNAPSHOT = Snapshot(lsn=0x16E00000, xid=550, tables={
-    ("SALES", "ORDERS"): [{"order_id": 1, "customer_id": "C0", "order_date": None, "status": "NEW",
-                           "total": "5.00", "note": None}],
-    ("SALES", "ORDER_LINES"): [{"order_id": 1, "line_no": 1, "product_code": "P-1", "quantity": 2,
-                                "unit_price": "2.50", "shipped_at": None}],
-    (OWNER, TABLE): [row("C0", "Zed", "z@x", "5.00"), row("C5", "Eve", None, "0.00")],
-})  # fmt: skip
 T1 = Transaction(556, 0x16E00100, 0x16E00398, 1, [
     Change("insert", 0x16E00128, after=row("C1", "Ann", "ann@x", "100.50")),
     Change("insert", 0x16E00200, after=row("C2", "Bob", None, "20.00")),  # one COPY: one WAL record,
@@ -99,7 +87,7 @@ def landed(spark, tmp_path_factory):
     folder = tmp_path_factory.mktemp("debezium")
     first = folder / "dbserver1-1.jsonl"
     first.write_text("\n".join([
-        *snapshot_events(SNAPSHOT, wrapped=True),
+        *snapshot_events(SALES_SNAPSHOT, wrapped=True),
         *transaction_events(T1),
         *transaction_events(ROLLED_BACK),
         *transaction_events(T2),
@@ -157,16 +145,16 @@ def test_a_cycle_stages_the_events_and_replicates_them_as_the_oracle_says(spark,
         f"select snapshot_id, unload_start_position, unload_end_position, row_image "
         f"from {relation_name('int_snapshot_rows_valid')}"
     ).collect()
-    at = position(SNAPSHOT.lsn)
+    at = position(SALES_SNAPSHOT.lsn)
     assert {(r.snapshot_id, r.unload_start_position, r.unload_end_position) for r in snapshot} == {
-        (f"{owner}.{table}:{at}:{at}", at, at) for owner, table in SNAPSHOT.tables
+        (f"{owner}.{table}:{at}:{at}", at, at) for owner, table in SALES_SNAPSHOT.tables
     }
     assert sorted(json.dumps(json.loads(r.row_image), sort_keys=True) for r in snapshot) == sorted(
-        json.dumps(image, sort_keys=True) for images in SNAPSHOT.tables.values() for image in images
+        json.dumps(image, sort_keys=True) for images in SALES_SNAPSHOT.tables.values() for image in images
     )
     assert not spark.sql(f"select * from {relation_name('source_snapshot_quarantine')}").collect()
 
-    expected = {key: _values(image) for key, image in replica(SNAPSHOT, HISTORY).items()}
+    expected = {key: _values(image) for key, image in replica(SALES_SNAPSHOT, HISTORY).items()}
     columns = "customer_id, name, email, cast(credit_limit as string)"
     copy = spark.sql(f"select {columns} from {relation_name('customers_copy')}").collect()
     assert {r[0]: tuple(r) for r in copy} == expected
@@ -247,7 +235,7 @@ def test_events_delivered_again_land_only_once(spark, landed, tmp_path):
     assert not spark.sql(
         f"select * from {relation_name('source_log_quarantine')} where landing_batch = {batch}"
     ).collect()
-    expected = {key: _values(image) for key, image in replica(SNAPSHOT, [*HISTORY, T7]).items()}
+    expected = {key: _values(image) for key, image in replica(SALES_SNAPSHOT, [*HISTORY, T7]).items()}
     columns = "customer_id, name, email, cast(credit_limit as string)"
     copy_rows = spark.sql(f"select {columns} from {relation_name('customers_copy')}").collect()
     assert {r[0]: tuple(r) for r in copy_rows} == expected
@@ -279,7 +267,7 @@ def test_a_transaction_waits_only_for_the_events_of_registered_tables(spark, lan
     assert CliRunner().invoke(main, ["land", "--format", "debezium", str(changes)]).exit_code == 0
     dbt.invoke(["run"], quiet=True)
     assert "Debezium transaction" not in CliRunner().invoke(main, ["status"]).output
-    expected = {key: _values(image) for key, image in replica(SNAPSHOT, [*HISTORY, T7, T8]).items()}
+    expected = {key: _values(image) for key, image in replica(SALES_SNAPSHOT, [*HISTORY, T7, T8]).items()}
     columns = "customer_id, name, email, cast(credit_limit as string)"
     copy_rows = spark.sql(f"select {columns} from {relation_name('customers_copy')}").collect()
     assert {r[0]: tuple(r) for r in copy_rows} == expected
