@@ -187,12 +187,12 @@ def server_columns(connection, source: str) -> list[str]:
 
 def check_against_the_server(spark, dsn: str, members: dict[str, str], evolving: bool) -> Iterator[str]:
     """The lake after the restart, against the server and the transactions made on it: every
-    user copy and point-in-time target holds the server's rows in all the server's columns, each
-    row once (the columns an evolving run added too), the CD tables a row
-    per committed row change, the UOW table a row per committed transaction, the history target
-    a row per change of its table, no UOW or CD row twice, the slot where the lake recorded it,
-    and the members' sets applied up to Capture's SYNCHPOINT (INVENTORY.STOCK's set waits in a
-    gap for a refresh by other means: DISABLE_REFRESH)."""
+    user copy and point-in-time target holds the server's rows in all the server's columns (those
+    an evolving run added too), each row once; the CD tables a row per committed row change, the
+    UOW table a row per committed transaction, the history target a row per change of its table,
+    no UOW or CD row twice; the slot where the lake recorded it; and the members' sets applied up
+    to Capture's SYNCHPOINT (INVENTORY.STOCK's set waits in a gap for a refresh by other means:
+    DISABLE_REFRESH)."""
     import psycopg
 
     from lakerep.registrations import load_registrations
