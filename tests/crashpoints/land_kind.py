@@ -34,6 +34,7 @@ from lakerep import apply_commands, dbt
 from lakerep.cli import EXIT_USER_ERROR
 from lakerep.lake import lake_session
 from lakerep.scenarios.checks import check_no_duplicates, rows
+from lakerep.scenarios.driver import NO_PRUNE_DUE
 from lakerep.summary import relation_name
 
 SESSION = "land"
@@ -93,7 +94,8 @@ class LandKind:
         second.write_text("\n".join(second_events) + "\n")
         with dbt.parse_once():
             lakerep(["land", "--format", "debezium", str(first)])
-            lakerep(["run", "--session", SESSION, "--once", "--test-interval", "0", *NO_TEST_DUE[:2]])
+            lakerep(["run", "--session", SESSION, "--once", "--test-interval", "0", "--prune-interval",
+                     str(NO_PRUNE_DUE)])  # fmt: skip
 
     def before_run(self) -> None:
         """Nothing outside the lake to restore."""
