@@ -11,6 +11,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from lakerep import dbt
+from lakerep.delta_tables import remove_uncommitted_locations
 from lakerep.lake_locks import LEASES_SCHEMA
 from lakerep.locks import critical_section, refuse_if_active
 
@@ -40,7 +41,16 @@ def lake_session():
         lake_home()
         with _sigint_handler_kept():
             # A lake of an earlier layout is refused here, with the macro's line (OperationRejected).
-            dbt.run_operation("lakerep_create_landing_tables", {})
+            try:
+                dbt.run_operation("lakerep_create_landing_tables", {})
+            except dbt.DbtFailed:
+                # Spark and the metastore are open now: a table location a killed process left
+                # without a commit, which Delta refuses to create a table at, can go; then again.
+                if not remove_uncommitted_locations(SparkSession.builder.getOrCreate()):
+                    raise
+                dbt.run_operation("lakerep_create_landing_tables", {})
+            else:
+                remove_uncommitted_locations(SparkSession.builder.getOrCreate())  # a model table's too
         _landing_tables_ready = True
     return SparkSession.builder.getOrCreate()
 
