@@ -22,6 +22,7 @@ CRASH_SCENARIOS = "tests/scenarios/test_crash_scenarios.py::"
 # alone for the last 338 s. Handed to the same worker, two long units queue behind each other.
 LONGEST_FIRST = (
     CRASH_SCENARIOS,
+    "tests/crashpoints/test_durable_steps_in_every_make_test.py",
     "tests/cluster/test_runner_on_a_cluster.py",
     "tests/session/test_kill_and_recover.py",
     "tests/thrift/test_thrift_server.py",

@@ -94,7 +94,8 @@ class Enumeration:
         each kill. A kill's restart and checks run in a new process that then runs the next point's
         run (lake_process restart-then-crash), so a point costs one JVM start; the last point's
         restart and checks have a process of their own, as has every point's of a kind that is not
-        `chained` (then the next point's run has one too, on the whole base lake restored). Yields
+        `chained`, whose runs under test are `lakerep` processes of their own too, as the counting
+        run is, on the whole base lake restored (its metastore too). Yields
         each point's Checked as its checks end; after one that failed, none more (that process ran
         no next point)."""
         chained = KINDS[self.kind].chained
@@ -108,14 +109,19 @@ class Enumeration:
                 killed_at = "-"
             if killed_at == "-":
                 self.restore()
-                next_run.catalog_reference(self.base).unlink(missing_ok=True)
-            done = self.lake_process("restart-then-crash", self.kind, killed_at, str(point), str(self.base),
-                                     str(self.journal), extra=halting_capable_environment())  # fmt: skip
-            if killed_at != "-":
-                checked = Checked.of(killed_at, done)
-                yield checked
-                if not checked.passed:
-                    return
+            if not chained:  # the run under test in a process of its own, as the counting run's
+                done = self.run(halting_environment(self.journal, point))
+            else:
+                if killed_at == "-":
+                    next_run.catalog_reference(self.base).unlink(missing_ok=True)
+                arguments = (killed_at, str(point), str(self.base), str(self.journal))
+                done = self.lake_process("restart-then-crash", self.kind, *arguments,
+                                         extra=halting_capable_environment())  # fmt: skip
+                if killed_at != "-":
+                    checked = Checked.of(killed_at, done)
+                    yield checked
+                    if not checked.passed:
+                        return
             assert done.returncode == -signal.SIGKILL, (point, output(done))
             assert self.journal.read_text().splitlines() == events[:point], (point, output(done))
             killed_at = events[point - 1].split(" ", 1)[1]

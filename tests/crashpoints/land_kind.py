@@ -7,7 +7,11 @@ The base lands the connector's snapshot and a first file of transactions and run
 run under test lands a second file (the end of a transaction the first began, and more). After a
 kill the operator runs the same command: refused when the file had landed, which must then be
 whole; then the session's next cycle, after which every record of both files is staged once and
-the replica is the oracle's."""
+the replica is the oracle's.
+
+On a `new_lake`, the run under test is the lake's first command: it lands the first file (the
+snapshot and whole transactions) on a lake with no table yet, so its durable steps include the
+making of every table a landing needs; the same restart and a first cycle then make the replica."""
 
 from __future__ import annotations
 
@@ -69,26 +73,34 @@ SECOND = second_file_transactions()
 HISTORY = [*FIRST, SPANNING, *SECOND]
 
 
-def cycle() -> list[str]:
-    return ["run", "--session", SESSION, "--once", *NO_TEST_DUE]
-
-
 @dataclass(frozen=True)
 class LandKind:
     """The kind (run_kinds.py says what each part is)."""
 
-    description: str = "lakerep land: a file of Debezium change events landed as one batch"
-    chained = True
+    description: str
+    new_lake: bool = False
+
+    @property
+    def chained(self) -> bool:
+        """A new lake's run makes its tables: the metastore it leaves is not the base's."""
+        return not self.new_lake
+
+    def history(self) -> list[Transaction]:
+        """The transactions landed once the run under test has."""
+        return FIRST if self.new_lake else HISTORY
 
     def files(self, home: Path) -> tuple[Path, Path]:
         return home / "dbserver1-1.jsonl", home / "dbserver1-2.jsonl"
 
     def arguments(self, home: Path) -> list[str]:
-        return ["land", "--format", "debezium", str(self.files(home)[1])]
+        return ["land", "--format", "debezium", str(self.files(home)[0 if self.new_lake else 1])]
 
     def base(self) -> None:
         first, second = self.files(apply_commands.lake_home())
         first_events = [*snapshot_events(SALES_SNAPSHOT), *(e for t in FIRST for e in transaction_events(t))]
+        if self.new_lake:
+            first.write_text("\n".join(first_events) + "\n")
+            return
         first.write_text("\n".join([*first_events, *transaction_events(SPANNING, with_end=False)]) + "\n")
         second_events = [end_event(SPANNING), *(e for t in SECOND for e in transaction_events(t))]
         second.write_text("\n".join(second_events) + "\n")
@@ -114,13 +126,13 @@ class LandKind:
                     refused.getvalue(),
                 )
                 yield "the file had landed before the kill: refused again"
-            lakerep(cycle())
-        yield from check_the_history_replicated(lake_session())
+            lakerep(["run", "--session", SESSION, "--once", *NO_TEST_DUE])
+        yield from check_the_history_replicated(lake_session(), self.history())
 
 
-def check_the_history_replicated(spark) -> Iterator[str]:
-    """Every log record of the history's events staged once, and customers_copy as the oracle
-    replays the history from the snapshot."""
+def check_the_history_replicated(spark, history: list[Transaction]) -> Iterator[str]:
+    """Every log record of the events of `history` staged once, and customers_copy as the oracle
+    replays `history` from the snapshot."""
     staged = sorted(
         tuple(row)
         for row in rows(
@@ -128,12 +140,12 @@ def check_the_history_replicated(spark) -> Iterator[str]:
         )
     )
     expected = sorted(
-        (r["log_position"], r["uow_id"], r["record_type"]) for r in expected_log_records(HISTORY)
+        (r["log_position"], r["uow_id"], r["record_type"]) for r in expected_log_records(history)
     )
     assert staged == expected, ("staged records differ from the oracle's", len(staged), len(expected))
     yield f"every log record of the events staged once ({len(staged)})"
     yield check_no_duplicates(spark)
-    want = {key: (image["name"], image["email"]) for key, image in replica(SALES_SNAPSHOT, HISTORY).items()}
+    want = {key: (image["name"], image["email"]) for key, image in replica(SALES_SNAPSHOT, history).items()}
     copy = rows(spark, f"select customer_id, name, email from {relation_name('customers_copy')}")
     held = {r[0]: (r[1], r[2]) for r in copy}
     assert held == want, ("customers_copy differs from the oracle's replica", held, want)

@@ -21,7 +21,8 @@ from crashpoints.scenario_kinds import SCENARIO_KINDS
 
 KINDS = {
     **SCENARIO_KINDS,
-    "land": LandKind(),
+    "land": LandKind("lakerep land: a file of Debezium change events landed as one batch"),
+    "new-lake": LandKind("lakerep land as a new lake's first command (its tables made)", new_lake=True),
     "postgresql": PostgresqlKind("a cycle of a session reading a PostgreSQL source (landing, then the slot)"),
     "schema-evolution": PostgresqlKind(
         "a cycle of a PostgreSQL session in which a column is added and another widened", evolving=True
