@@ -75,11 +75,13 @@ test: install lint
 PROJECT = $$($(BIN)/python -c 'from lakerep.data_test_schedule import project_fingerprint; print(project_fingerprint()[:12])')
 
 # Every seed of the fixed set, and the proof that their checks fail on a tampered lake (-m "":
-# none deselected). Not in `make test`: with them CI does not fit its time on a slow day (ADR 0005).
+# none deselected), then every crash point of every run kind (make crashpoints). Not in `make
+# test`: with them CI does not fit its time on a slow day (ADR 0005, ADR 0013).
 scenarios: install
 	@echo "fixed crash scenarios on project $(PROJECT)"
 	$(BIN)/pytest -q -n 2 --dist loadfile -m "" tests/scenarios/test_crash_scenarios.py \
 		tests/scenarios/test_checks_fail_on_a_tampered_lake.py
+	$(MAKE) crashpoints
 
 # A kill -9 at every durable step of each kind of run (KIND=name: one kind, as
 # tests/crashpoints/run_kinds.py names them), each followed by the operator's restart and the

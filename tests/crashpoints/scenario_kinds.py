@@ -41,6 +41,7 @@ class ScenarioKind:
     prepare: Callable[[Driver], None] = lambda driver: None
     command: Callable[[Path], list[str]] = lambda home: ["run", "--session", SESSION, "--once", *NO_TEST_DUE]
     restart: Callable[[Path], list[list[str]]] | None = None
+    settles: bool = False  # after the restart, the scenario's clean runs until every set is APPLIED
 
     chained = True  # a point may follow another's restart in one process (next_run.py)
 
@@ -69,11 +70,19 @@ class ScenarioKind:
         journal.crashed_work.append(f"{self.start} run" if self.command(home)[0] == "run" else "prune")
         with dbt.parse_once():
             for command in self.restart(home) if self.restart else [self.command(home)]:
+                cold = "cold" in command  # --start cold
                 if command[0] == "prune":
                     journal.prunes += 1
                 else:
                     journal.runs += 1
+                if cold:  # at the end of the log still: nothing landed since the killed one started
+                    journal.cold_positions.append(workload.oracle.commit_positions()[-1])
                 lakerep(command)
+                journal.cold_starts += cold
+            if self.settles:
+                driver = Driver(SCHEDULE, min_crashes=0)
+                driver.workload, driver.journal = workload, journal
+                driver.settle()
             yield from check_lake(workload, journal)
 
 
@@ -84,6 +93,18 @@ def _refresh(driver: Driver) -> None:
 
 def _external(driver: Driver) -> None:
     driver.external_refresh(MEMBERS[EXTERNALLY_REFRESHED])
+
+
+def _cold_start_at_the_end_of_the_log(driver: Driver) -> None:
+    """The changes land with every transaction ended (finish), and the cold start's token file is
+    written: a cold start there loses nothing (Driver.cold_start_tokens)."""
+    driver.land(CHANGES, finish=True)
+    driver.cold_start_tokens()
+
+
+def _cold(home: Path) -> list[str]:
+    tokens = str(home / "scenario-cold.tokens")
+    return ["run", "--session", SESSION, "--start", "cold", "--token-file", tokens, "--once", *NO_TEST_DUE]
 
 
 def _recover(home: Path) -> list[str]:
@@ -105,6 +126,14 @@ SCENARIO_KINDS = {
     "external": ScenarioKind("a cycle with changes after an external refresh was marked", prepare=_external),
     "prune": ScenarioKind(
         "a prune of the CD and UOW tables (lakerep prune)", changes=0, command=lambda home: ["prune"]
+    ),
+    "cold": ScenarioKind(
+        "a cold start at the end of the log, then runs until every set is applied again",
+        start="cold",
+        changes=0,
+        prepare=_cold_start_at_the_end_of_the_log,
+        command=_cold,
+        settles=True,
     ),
     "recover": ScenarioKind(
         "a recover run writing the token file, then the warm run reading it",

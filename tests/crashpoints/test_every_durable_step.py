@@ -9,6 +9,7 @@ import time
 
 import pytest
 from crashpoints.enumeration import Enumeration, points, report
+from crashpoints.postgresql_kind import PostgresqlKind
 from crashpoints.run_kinds import KINDS
 
 pytestmark = pytest.mark.crashpoints
@@ -16,7 +17,7 @@ pytestmark = pytest.mark.crashpoints
 
 @pytest.mark.parametrize("kind", sorted(KINDS))
 def test_a_kill_at_every_durable_step_loses_and_doubles_nothing(request, tmp_path, kind):
-    if kind == "postgresql":
+    if isinstance(KINDS[kind], PostgresqlKind):  # postgresql, schema-evolution
         request.getfixturevalue("source_server")
     enumeration = Enumeration(tmp_path, kind)
     enumeration.make_base()
