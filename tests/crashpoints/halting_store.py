@@ -13,6 +13,7 @@ import hashlib
 import os
 import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 
 import pyspark
@@ -40,20 +41,23 @@ def store_classes() -> Path:
     """The folder of the compiled store and its jar, made now when this version of its source has
     none."""
     digest = hashlib.sha256(SOURCE.read_bytes()).hexdigest()[:16]
-    classes = CLASSES_HOME / digest
+    classes = CLASSES_HOME / f"{digest}-jar"
     if not (classes / JAR_NAME).is_file():
         hadoop = sorted((Path(pyspark.__file__).parent / "jars").glob("hadoop-client-api-*.jar"))
         class_path = os.pathsep.join(str(jar) for jar in [storage_jar(), *hadoop])
-        building = classes.with_name(digest + ".building")
-        shutil.rmtree(building, ignore_errors=True)
+        CLASSES_HOME.mkdir(parents=True, exist_ok=True)
+        # A folder of this process's own: two test workers may compile at once.
+        building = Path(tempfile.mkdtemp(prefix=f"{digest}.", dir=CLASSES_HOME))
         subprocess.run(
             ["javac", "--release", "17", "-cp", class_path, "-d", str(building), str(SOURCE)],
             check=True, capture_output=True, text=True,
         )  # fmt: skip
         packed = ["jar", "--create", "--file", str(building / JAR_NAME), "-C", str(building), "lakerep"]
         subprocess.run(packed, check=True, capture_output=True, text=True)
-        shutil.rmtree(classes, ignore_errors=True)  # one of an earlier layout
-        building.rename(classes)
+        try:
+            building.rename(classes)
+        except OSError:  # the other worker's is in place: the same source, the same classes
+            shutil.rmtree(building)
     return classes
 
 

@@ -78,7 +78,8 @@ class ScenarioKind:
                 if cold:  # at the end of the log still: nothing landed since the killed one started
                     journal.cold_positions.append(workload.oracle.commit_positions()[-1])
                 lakerep(command)
-                journal.cold_starts += cold
+                if cold:
+                    journal.cold_starts += 1
             if self.settles:
                 driver = Driver(SCHEDULE, min_crashes=0)
                 driver.workload, driver.journal = workload, journal

@@ -13,6 +13,7 @@ import math
 import time
 
 from crashpoints.enumeration import Enumeration, points, report
+from crashpoints.postgresql_kind import PostgresqlKind
 from crashpoints.run_kinds import KINDS
 
 from lakerep.data_test_schedule import project_fingerprint
@@ -50,7 +51,7 @@ def test_slices_turn_through_every_point_of_the_three_kinds():
 def test_a_kill_at_a_slice_of_the_durable_steps_loses_and_doubles_nothing(request, tmp_path):
     fingerprint = project_fingerprint()
     kind = chosen_kind(fingerprint)
-    if kind == "postgresql":
+    if isinstance(KINDS[kind], PostgresqlKind):
         request.getfixturevalue("source_server")
     enumeration = Enumeration(tmp_path, kind)
     enumeration.make_base()
