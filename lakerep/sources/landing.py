@@ -61,11 +61,12 @@ MOVE_ON_AFTER_BYTES = 16 << 20
 def open_source(spark, source: PostgresqlSource, start_type: str | None = None) -> OpenedSource:
     """Check the source (PostgresqlSource.check) and that its slot delivers every change past the
     lake's record of it (lakerep.sources.slot_continuity). A new lake makes its slot and a lake of
-    an earlier lakerep adopts the one it finds. When continuity is broken the lake takes a new
-    slot (dropping one whose WAL is gone) and owes a cold start from it: every change committed
-    before it is left to the members' full refreshes (SPEC §5), and the record says so until
-    the cold start has run (cold_start_done). A start that may not turn cold (start_type warmns
-    or recover) is refused instead, with nothing changed."""
+    an earlier lakerep adopts the one it finds; a slot behind the record is confirmed up to it.
+    When continuity is broken the lake takes a new slot (dropping one whose WAL is gone) and owes
+    a cold start from it: every change committed before it is left to the members' full
+    refreshes (SPEC §5), and the record says so until the cold start has run (cold_start_done).
+    A start that may not turn cold (start_type warmns or recover) is refused instead, with
+    nothing changed."""
     recorded = read_slot_record(spark)
     found = source.check()
     if recorded is not None and recorded.cold_start_from == TAKING_A_NEW_SLOT:
@@ -90,6 +91,10 @@ def open_source(spark, source: PostgresqlSource, start_type: str | None = None) 
             recorded = record(source.take_new_slot(), None)
         elif recorded is None or recorded.slot != source.slot:
             recorded = record(found.confirmed_lsn, owed)
+        elif recorded.confirmed_lsn is not None and found.confirmed_lsn < recorded.confirmed_lsn:
+            # Stopped between recording and confirming: what it landed is read again and left
+            # out, so no read would confirm it, and the server would keep its WAL.
+            source.confirm(recorded.confirmed_lsn)
         return OpenedSource(recorded)
     confirmed = "nothing" if previous is None else format_lsn(previous)
     if start_type in ("warmns", "recover"):

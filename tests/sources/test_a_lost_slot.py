@@ -15,7 +15,8 @@ from lakerep.cli import EXIT_START_REFUSED, EXIT_USER_ERROR, main
 from lakerep.lake import reset_lake
 from lakerep.registrations import load_registrations
 from lakerep.session import SessionStart, run_session
-from lakerep.sources.landing import open_source
+from lakerep.sources.landing import land_new_changes, open_source
+from lakerep.sources.pgoutput import format_lsn
 from lakerep.sources.postgresql import PostgresqlSource
 from lakerep.sources.slot_continuity import TAKING_A_NEW_SLOT
 from lakerep.sources.slot_record import read_slot_record
@@ -149,6 +150,33 @@ def test_a_new_slot_cut_off_while_taken_is_taken_again(spark, server):
     run_once(server)  # the cold start it owes
     assert all(action != "mirror" for action, _ in plans(spark).values())
     assert read_slot_record(spark).cold_start_from is None
+
+
+class ConfirmFails(PostgresqlSource):
+    """A command killed after the lake recorded where it confirms, before the slot moved."""
+
+    def confirm(self, lsn: int) -> None:
+        raise RuntimeError("killed while confirming the slot")
+
+
+def test_a_slot_left_behind_the_lakes_record_is_confirmed_up_to_it(spark, server):
+    """A command killed between recording the slot's new position and confirming it leaves the
+    slot behind the record; the records it landed are read again and left out, so nothing would
+    confirm them: the next command confirms the slot up to the record as it opens the source,
+    or the server keeps that WAL until the source next commits."""
+    refresh(server)  # the members left in a gap by the cold start before
+    execute(server, ["""update "SALES"."CUSTOMERS" set name = 'behind' where customer_id = 'C3'"""])
+    failing = ConfirmFails.of_registrations(server, load_registrations())
+    before = slot_position(server, "lakerep")
+    with pytest.raises(RuntimeError, match="killed"):
+        land_new_changes(spark, failing, open_source(spark, failing))
+    recorded = read_slot_record(spark)
+    assert slot_position(server, "lakerep") == before != format_lsn(recorded.confirmed_lsn)
+
+    open_source(spark, source(server))
+    assert slot_position(server, "lakerep") == format_lsn(recorded.confirmed_lsn)
+    run_once(server)
+    assert_targets_equal_the_server(spark, server)
 
 
 def slot_position(dsn: str, slot: str) -> str | None:
