@@ -132,10 +132,13 @@
 
 
 {#- Gives the added columns named (all of them when the table property names them: a run
-    stopped before it filled them) their default in every row, then drops the property. -#}
+    stopped before it filled them) their default in every row, then drops the property. The
+    property is asked of the table itself: what `show table extended` lists (the relation's
+    information) holds no property of a Delta table. A CCD keeps its changes as they were. -#}
 {% macro _lakerep_fill_defaults(relation, names=none) %}
     {%- if names is none -%}
-        {%- if 'lakerep_pending_defaults' not in (relation.information or '') -%}
+        {%- if 'ccd' in lakerep_members() | selectattr('target_table', 'equalto', model.name)
+            | map(attribute='target_structure') | list -%}
             {{ return(none) }}
         {%- endif -%}
         {%- set found = run_query("show tblproperties " ~ relation ~ " ('lakerep_pending_defaults')").rows -%}
