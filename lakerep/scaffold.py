@@ -339,8 +339,9 @@ def target_unique_key(member: Member) -> list[str]:
 
 
 def target_columns(member: Member) -> list[tuple[str, str]]:
-    """The target's columns in order: what its structure adds, then the source's columns."""
-    user = [(column.name, column.data_type) for column in member.registration.columns]
+    """The target's columns in order: what its structure adds, then the source's columns (those
+    the member lists, when it lists them)."""
+    user = [(column.name, column.data_type) for column in member.columns]
     if member.target_structure == "ccd":
         return [("IBMSNAP_COMMITSEQ", "string"), ("IBMSNAP_INTENTSEQ", "string"),
                 ("IBMSNAP_OPERATION", "string"), ("IBMSNAP_LOGMARKER", "timestamp"), *user]  # fmt: skip
@@ -413,6 +414,7 @@ def _subscription_macros(members: list[Member]) -> list[GeneratedMacro]:
             "source_owner": m.registration.source_owner, "source_table": m.registration.source_table,
             "target_table": m.target_table, "target_structure": m.target_structure,
             "structure_code": STRUCTURE_CODES[m.target_structure],
+            "listed_columns": None if m.listed_columns is None else list(m.listed_columns),
         })
         for m in members
     ]  # fmt: skip

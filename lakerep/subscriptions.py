@@ -1,10 +1,11 @@
 """Subscriptions, read from the project's one declaration (subscriptions.yml, SPEC §2.4).
 
 An Apply qualifier holds subscription sets; a set holds members, each a registered source
-copied to one target table. `lakerep scaffold` turns the declaration into dbt models and a macro;
-the runner and the tests read it here. Target names become dbt models, file names and SQL, so
-`load_members` refuses anything but a name, a key it does not know, and a target whose model
-would take the name of another model.
+copied to one target table: all its columns, or those the member lists (the key among them).
+`lakerep scaffold` turns the declaration into dbt models and a macro; the runner and the tests
+read it here. Target names become dbt models, file names and SQL, so `load_members` refuses
+anything but a name, a key it does not know, and a target whose model would take the name of
+another model.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from lakerep.registrations import (
     CCD_DIR,
     CD_DIR,
     MAX_NAME_LENGTH,
+    Column,
     Registration,
     ccd_model_name,
     cd_model_name,
@@ -39,7 +41,7 @@ _NAME_RULE = f"letters, digits and underscores, starting with a letter, at most 
 _DOCUMENT_KEYS = ("apply_qualifiers",)
 _QUALIFIER_KEYS = ("apply_qual", "sets")
 _SET_KEYS = ("set_name", "on_operational_error", "members")
-_MEMBER_KEYS = ("source", "target", "structure")
+_MEMBER_KEYS = ("source", "target", "structure", "columns")
 
 
 class SubscriptionError(ValueError):
@@ -54,10 +56,17 @@ class Member:
     registration: Registration
     target_table: str
     target_structure: str
+    listed_columns: tuple[str, ...] | None = None  # None: every registered column
 
     @property
     def source(self) -> str:
         return self.registration.qualified_name
+
+    @property
+    def columns(self) -> tuple[Column, ...]:
+        """The source's columns the target holds, in the registration's order."""
+        listed = self.listed_columns
+        return tuple(c for c in self.registration.columns if listed is None or c.name in listed)
 
     @property
     def keeps_history(self) -> bool:
@@ -136,7 +145,33 @@ def _member(
             f"{where}: {target}: a {structure} of {source} cannot follow key updates; register the "
             "table with key_updates_as_delete_insert: true or a before_image_prefix, or use structure ccd"
         )
-    return Member(apply_qual, set_name, policy, registration, target, structure)
+    listed = _column_list(entry.get("columns"), registration, f"{where}: {target}")
+    return Member(apply_qual, set_name, policy, registration, target, structure, listed)
+
+
+def _column_list(value: object, registration: Registration, where: str) -> tuple[str, ...] | None:
+    """A member's `columns`: None when it has none (every column), else the names, each a
+    registered column of the source, none twice, the key's among them (Apply finds rows by it)."""
+    if value is None:
+        return None
+    if not isinstance(value, list) or not value or not all(isinstance(name, str) for name in value):
+        raise SubscriptionError(f"{where}: columns must be a list of column names, not {value!r}")
+    names = registration.column_names
+    for number, name in enumerate(value):
+        if name not in names:
+            raise SubscriptionError(
+                f"{where}: columns: {name!r} is not a column of {registration.qualified_name} "
+                f"(its columns: {', '.join(names)})"
+            )
+        if name in value[:number]:
+            raise SubscriptionError(f"{where}: columns: {name!r} is listed twice")
+    missing = [key for key in registration.key_columns if key not in value]
+    if missing:
+        raise SubscriptionError(
+            f"{where}: columns must include the key of {registration.qualified_name}, which finds "
+            f"each row in the target: {', '.join(missing)} is missing"
+        )
+    return tuple(value)
 
 
 def _models_of(project_dir: Path, registrations: dict[str, Registration]) -> dict[str, str]:

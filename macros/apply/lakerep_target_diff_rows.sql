@@ -1,15 +1,15 @@
 {#-
     SQL of the differences between one member's target and the landed snapshot `snapshot_id` of
-    its source: one row per key that is only in the source, only in the target, or in both with
-    different values, with the columns that differ and both rows as JSON; and one per key the
-    target holds more than once. For a target that can be compared and a snapshot that exists:
-    lakerep_diff_subject decides both.
+    its source, over the columns the target holds: one row per key that is only in the source,
+    only in the target, or in both with different values, with the columns that differ and both
+    rows as JSON; and one per key the target holds more than once. For a target that can be
+    compared and a snapshot that exists: lakerep_diff_subject decides both.
 -#}
 {% macro lakerep_target_diff_rows(target_table, snapshot_id) %}
 {%- set member = lakerep_member(target_table) -%}
 {%- set registration = member.registration -%}
 {%- set keys = registration.key_columns -%}
-{%- set names = registration.columns | map(attribute='name') | list -%}
+{%- set names = member.columns | map(attribute='name') | list -%}
 with
 
 snapshot_rows as (

@@ -3,9 +3,9 @@
 {#- The subscription members, for SQL at parse time. Read through lakerep_members(). -#}
 {% macro lakerep_member_declarations() %}
     {{ return([
-        {'apply_qual': 'APPLY1', 'set_name': 'SALES', 'on_operational_error': 'stop', 'source_owner': 'SALES', 'source_table': 'CUSTOMERS', 'target_table': 'customers_copy', 'target_structure': 'user_copy', 'structure_code': 8},
-        {'apply_qual': 'APPLY1', 'set_name': 'SALES', 'on_operational_error': 'stop', 'source_owner': 'SALES', 'source_table': 'ORDER_LINES', 'target_table': 'order_lines_pit', 'target_structure': 'point_in_time', 'structure_code': 4},
-        {'apply_qual': 'APPLY1', 'set_name': 'SALES', 'on_operational_error': 'stop', 'source_owner': 'SALES', 'source_table': 'ORDERS', 'target_table': 'orders_history', 'target_structure': 'ccd', 'structure_code': 3},
-        {'apply_qual': 'APPLY1', 'set_name': 'STOCK', 'on_operational_error': 'continue', 'source_owner': 'INVENTORY', 'source_table': 'STOCK', 'target_table': 'stock_copy', 'target_structure': 'user_copy', 'structure_code': 8},
+        {'apply_qual': 'APPLY1', 'set_name': 'SALES', 'on_operational_error': 'stop', 'source_owner': 'SALES', 'source_table': 'CUSTOMERS', 'target_table': 'customers_copy', 'target_structure': 'user_copy', 'structure_code': 8, 'listed_columns': None},
+        {'apply_qual': 'APPLY1', 'set_name': 'SALES', 'on_operational_error': 'stop', 'source_owner': 'SALES', 'source_table': 'ORDER_LINES', 'target_table': 'order_lines_pit', 'target_structure': 'point_in_time', 'structure_code': 4, 'listed_columns': None},
+        {'apply_qual': 'APPLY1', 'set_name': 'SALES', 'on_operational_error': 'stop', 'source_owner': 'SALES', 'source_table': 'ORDERS', 'target_table': 'orders_history', 'target_structure': 'ccd', 'structure_code': 3, 'listed_columns': None},
+        {'apply_qual': 'APPLY1', 'set_name': 'STOCK', 'on_operational_error': 'continue', 'source_owner': 'INVENTORY', 'source_table': 'STOCK', 'target_table': 'stock_copy', 'target_structure': 'user_copy', 'structure_code': 8, 'listed_columns': None},
     ]) }}
 {% endmacro %}

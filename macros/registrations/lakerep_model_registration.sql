@@ -1,9 +1,10 @@
 {#-
     The registration (lakerep_registrations) whose columns a model holds: a registered table's CD
-    or CCD view, or a subscription member's target; none for any other model. Its contract
-    follows the registration as the schema history evolves it (lakerep_contract_columns). Every
-    incremental model asks, several times a compile: the map of model to registration is built
-    once per invocation (a memo in its graph, as lakerep_rows_once keeps its own).
+    or CCD view, or a subscription member's target (its listed columns, when it lists them);
+    none for any other model. Its contract follows the registration as the schema history evolves
+    it (lakerep_contract_columns). Every incremental model asks, several times a compile: the map
+    of model to registration is built once per invocation (a memo in its graph, as
+    lakerep_rows_once keeps its own).
     Argument: model_name — the model.
 -#}
 {% macro lakerep_model_registration(model_name) %}
@@ -17,7 +18,10 @@
             }) -%}
         {%- endfor -%}
         {%- for member in lakerep_members() -%}
-            {%- do by_model.update({member.target_table: member.registration}) -%}
+            {#- a target with a column list holds (and evolves) those columns only -#}
+            {%- set held = member.registration.copy() -%}
+            {%- do held.update({'columns': member.columns}) -%}
+            {%- do by_model.update({member.target_table: held}) -%}
         {%- endfor -%}
         {%- do memo.clear() -%}
         {%- do memo.update({'invocation_id': invocation_id, 'by_model': by_model}) -%}

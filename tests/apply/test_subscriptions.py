@@ -56,13 +56,24 @@ def test_an_inconsistent_declaration_names_the_member_and_the_problem(tmp_path, 
         load_members(declare(tmp_path, members, **options))
 
 
+@pytest.mark.parametrize("structure", ["user_copy", "point_in_time", "ccd"])
+def test_a_column_list_makes_the_targets_columns_in_the_sources_order(tmp_path, structure):
+    listed = {"source": "SALES.ORDER_LINES", "target": "t1", "structure": structure,
+              "columns": ["quantity", "line_no", "order_id"]}  # fmt: skip
+    (member,) = load_members(declare(tmp_path, [listed]))
+    assert member.listed_columns == ("quantity", "line_no", "order_id")
+    user = [name for name, _ in target_columns(member) if not name.startswith("IBMSNAP_")]
+    assert user == ["order_id", "line_no", "quantity"]
+    assert target_unique_key(member)[-2:] == ["order_id", "line_no"]
+
+
 def test_target_contracts_follow_each_structure():
     contracts = yaml.safe_load((PROJECT_DIR / APPLY_CONTRACTS_FILE).read_text(encoding="utf-8"))
     models = {model["name"]: model for model in contracts["models"]}
     for member in load_members():
         columns = [(c["name"], c["data_type"]) for c in models[member.target_table]["columns"]]
         assert columns == target_columns(member)
-        user = [column.name for column in member.registration.columns]
+        user = [column.name for column in member.columns]
         assert [name for name, _ in columns if not name.startswith("IBMSNAP_")] == user
         if member.target_structure == "ccd":
             assert target_unique_key(member)[:2] == ["IBMSNAP_INTENTSEQ", "IBMSNAP_OPERATION"]

@@ -103,7 +103,7 @@ def test_a_target_named_like_another_model_is_refused(tmp_path, declared, proble
     [
         (
             document(member(row_filter="status = 'PAID'")),
-            "set Q1.S1: member 1: unknown key 'row_filter' (known: source, target, structure)",
+            "set Q1.S1: member 1: unknown key 'row_filter' (known: source, target, structure, columns)",
         ),
         (
             document(member(), on_operational_eror="continue"),
@@ -127,7 +127,8 @@ def test_an_unknown_key_is_refused_naming_the_known_ones(tmp_path, declared, pro
     [
         (
             document("SALES.ORDERS -> t1"),
-            "set Q1.S1: member 1 must be a mapping (source, target, structure), not 'SALES.ORDERS -> t1'",
+            "set Q1.S1: member 1 must be a mapping (source, target, structure, columns), "
+            "not 'SALES.ORDERS -> t1'",
         ),
         (
             document(member(source=["SALES.ORDERS"])),
@@ -183,6 +184,33 @@ def project_copy(tmp_path: Path) -> Path:
 
 def files_under(folder: Path) -> dict[Path, bytes | None]:
     return {path: path.read_bytes() if path.is_file() else None for path in sorted(folder.rglob("*"))}
+
+
+ORDERS_COLUMNS = "order_id, customer_id, order_date, status, total, note"
+
+
+@pytest.mark.parametrize(
+    ("columns", "problem"),
+    [
+        ("status", "columns must be a list of column names, not 'status'"),
+        ([], "columns must be a list of column names, not []"),
+        (["order_id", 7], "columns must be a list of column names, not ['order_id', 7]"),
+        (
+            ["order_id", "nope"],
+            f"columns: 'nope' is not a column of SALES.ORDERS (its columns: {ORDERS_COLUMNS})",
+        ),
+        (["order_id", "Status"], "columns: 'Status' is not a column of SALES.ORDERS"),
+        (["order_id", "status", "order_id"], "columns: 'order_id' is listed twice"),
+        (
+            ["status", "total"],
+            "columns must include the key of SALES.ORDERS, which finds each row in the target: "
+            "order_id is missing",
+        ),
+    ],
+)
+def test_a_column_list_names_registered_columns_with_the_key(tmp_path, columns, problem):
+    path = declare(tmp_path, document(member(columns=columns)))
+    assert refusal(path).startswith(f"{path}: set Q1.S1: t1: {problem}")
 
 
 @pytest.mark.parametrize(
