@@ -42,8 +42,7 @@
     {%- set registration = member.registration -%}
     {%- set user_columns = registration.columns | map(attribute='name') | list -%}
     {%- set defaults = {} -%}
-    {%- for column in registration.columns
-        if column.added_at and column.default is not none and member.target_structure != 'ccd' -%}
+    {%- for column in lakerep_columns_taking_defaults(member.target_table) -%}
         {%- do defaults.update({column.name: column.default}) -%}
     {%- endfor -%}
     select

@@ -97,11 +97,7 @@
     {%- endfor -%}
     {%- set added_names = added | map(attribute=0) | list -%}
     {%- set defaults = [] -%}
-    {%- set structures = lakerep_members() | selectattr('target_table', 'equalto', model.name)
-        | map(attribute='target_structure') | list -%}
-    {%- for column in lakerep_model_registration(model.name).columns
-        if column.added_at and column.default is not none and column.name | lower in added_names
-        and structures and 'ccd' not in structures -%}
+    {%- for column in lakerep_columns_taking_defaults(model.name) if column.name | lower in added_names -%}
         {%- do defaults.append(column.name) -%}
     {%- endfor -%}
     {%- if defaults -%}
@@ -134,11 +130,11 @@
 {#- Gives the added columns named (all of them when the table property names them: a run
     stopped before it filled them) their default in every row, then drops the property. The
     property is asked of the table itself: what `show table extended` lists (the relation's
-    information) holds no property of a Delta table. A CCD keeps its changes as they were. -#}
+    information) holds no property of a Delta table; a table none of whose columns takes a default
+    is not asked. -#}
 {% macro _lakerep_fill_defaults(relation, names=none) %}
     {%- if names is none -%}
-        {%- if 'ccd' in lakerep_members() | selectattr('target_table', 'equalto', model.name)
-            | map(attribute='target_structure') | list -%}
+        {%- if not lakerep_columns_taking_defaults(model.name) -%}
             {{ return(none) }}
         {%- endif -%}
         {%- set found = run_query("show tblproperties " ~ relation ~ " ('lakerep_pending_defaults')").rows -%}
